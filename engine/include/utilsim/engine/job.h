@@ -1,0 +1,88 @@
+// The job model: what a job asks for, what the trace recorded about it, and
+// its measured utilization profile.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "utilsim/engine/time.h"
+
+namespace utilsim {
+
+// Index of a job inside its Workload (dense, 0-based).
+using JobIndex = uint32_t;
+
+// Demand of one task of a job. A job is `tasks` identical tasks placed
+// all-or-nothing (gang); each task lives on one node.
+struct TaskDemand {
+  int32_t gpus = 0;         // GPUs per task (0 = CPU-only task)
+  int32_t gpu_milli = 1000;  // share of each GPU, 1..1000; <1000 only when gpus == 1
+  int64_t cpu_milli = 0;    // host CPU, milli-cores
+  int64_t mem_bytes = 0;    // host memory, bytes
+  int64_t gpu_mem_bytes = 0;  // GPU memory needed per GPU, bytes (0 = unknown)
+
+  // Total GPU share of the task in milli-GPU.
+  int64_t total_gpu_milli() const { return int64_t{gpus} * gpu_milli; }
+  bool fractional() const { return gpus == 1 && gpu_milli < 1000; }
+  bool operator==(const TaskDemand&) const = default;
+};
+
+// Which signal a utilization figure measures (domain.md §3.3).
+enum class UtilSignal : uint8_t {
+  kUnknown = 0,
+  kGpuUtil,         // NVML/DCGM "GPU utilization": a kernel was running
+  kSmActive,        // DCGM PROF_SM_ACTIVE
+  kGrEngineActive,  // DCGM PROF_GR_ENGINE_ACTIVE
+  kSynthetic,       // drawn by a generator from published distributions
+};
+const char* UtilSignalName(UtilSignal s);
+
+// A measured utilization time series over a job's recorded life.
+// Piecewise constant: busy[i] holds from offset[i] (recorded time since the
+// job's start) until offset[i+1] (or the job's end). offset[0] must be 0,
+// offsets strictly increasing, busy in [0, 1].
+struct UtilSeries {
+  std::vector<Micros> offset;
+  std::vector<float> busy;
+};
+
+struct Job {
+  std::string name;        // id as given by the trace; unique within a workload
+  Micros submit{0};        // submission time
+  uint32_t tenant = 0;     // index into Workload::tenants
+  int32_t priority = 0;    // larger = more important
+  int32_t tasks = 1;       // gang size (>= 1)
+  TaskDemand task;         // per-task demand
+  std::vector<std::string> gpu_models;  // allowed GPU models; empty = any
+  Micros runtime{0};       // recorded run time at the recorded allocation (> 0)
+  std::optional<Micros> recorded_start;  // when the trace recorded a start
+  std::optional<Micros> walltime_limit;  // user's requested limit, if any
+  // Mean busy fraction of each allocated GPU over the recorded life, 0..1.
+  // For a series this equals the series' time-weighted mean.
+  float util = 1.0f;
+  int32_t series = -1;     // index into Workload::series, or -1 (constant util)
+  int64_t host_cpu_used_milli = -1;  // measured host CPU use, -1 unknown
+  int64_t gpu_mem_used_bytes = -1;   // measured GPU memory use, -1 unknown
+};
+
+// A job list plus the tables it refers to. Jobs are sorted by (submit, input
+// order) by Workload::Finalize().
+struct Workload {
+  std::vector<Job> jobs;
+  std::vector<std::string> tenants;  // tenants[0] is "default" unless a reader sets others
+  std::vector<UtilSeries> series;
+  UtilSignal signal = UtilSignal::kUnknown;  // what `util` measures
+  std::string source;  // human-readable origin ("synthetic:default seed=1", a path, ...)
+
+  // Returns the tenant index for `name`, adding it if new.
+  uint32_t InternTenant(const std::string& name);
+  // Stable-sorts jobs by submit time. Call once after loading.
+  void Finalize();
+};
+
+// Time-weighted mean of a series over [0, runtime).
+double SeriesMean(const UtilSeries& s, Micros runtime);
+
+}  // namespace utilsim

@@ -1,0 +1,111 @@
+// What a run reports (design §6): one record per job, periodic samples and a
+// summary. Plain data; produced by Simulator, consumed by result writers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "utilsim/engine/job.h"
+#include "utilsim/engine/time.h"
+
+namespace utilsim {
+
+enum class JobOutcome : uint8_t {
+  kFinished = 0,
+  kRejected,    // can never run on this cluster; reason given
+  kUnfinished,  // still queued or running when the run stopped (horizon)
+};
+const char* JobOutcomeName(JobOutcome o);
+
+// Causes of allocated-but-idle GPU time. Issue 2's model attributes all idle
+// time to kUnattributed; the co-resource model (issue 5) splits it.
+enum class IdleCause : uint8_t {
+  kUnattributed = 0,
+  kInput,          // CPU preprocessing / storage
+  kCommunication,  // network / synchronisation
+  kFixed,          // start-up, idle
+  kSharing,        // waiting for co-runners on a shared GPU
+  kCount
+};
+const char* IdleCauseName(IdleCause c);
+
+struct JobRecord {
+  JobIndex job = 0;
+  std::string name;
+  uint32_t tenant = 0;
+  JobOutcome outcome = JobOutcome::kFinished;
+  std::string reason;       // why rejected (empty otherwise)
+  Micros submit{0};
+  Micros start{-1};         // -1 if never started
+  Micros finish{-1};        // -1 if not finished
+  Micros recorded_runtime{0};
+  int32_t tasks = 1;
+  int64_t gpu_milli = 0;    // total GPU share held while running, milli-GPU
+  std::string placement;    // "node:gpu,gpu;node:gpu" (one ';'-separated entry per task)
+  double alloc_gpu_s = 0;   // GPU-seconds allocated (held)
+  double useful_gpu_s = 0;  // GPU-seconds of useful (busy) work done
+  std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_gpu_s{};  // by cause
+
+  double wait_s() const { return start.us < 0 ? -1 : (start - submit).seconds(); }
+  double jct_s() const { return finish.us < 0 ? -1 : (finish - submit).seconds(); }
+};
+
+// State of the cluster at one instant.
+struct Sample {
+  Micros time{0};
+  double gpus_allocated = 0;  // sum of allocated GPU shares, in GPUs
+  double gpus_busy = 0;       // sum over running jobs of allocated GPUs x current busy fraction
+  int64_t queued = 0;
+  int64_t running = 0;
+  double cpu_allocated_frac = 0;  // of total CPU
+  double mem_allocated_frac = 0;  // of total memory
+  int64_t gpus_free_whole = 0;    // GPUs with nothing allocated
+  // Free whole GPUs on nodes whose CPU or memory is exhausted (cannot host a
+  // task asking for >= 1 core and 1 GiB per GPU).
+  int64_t gpus_stranded = 0;
+};
+
+struct Summary {
+  int64_t jobs = 0, finished = 0, rejected = 0, unfinished = 0;
+  int64_t capacity_gpus = 0;
+  Micros window_start{0}, window_end{0};  // first submit .. last finish (or horizon)
+  double alloc_gpu_h = 0;    // GPU-hours held by jobs
+  double useful_gpu_h = 0;   // GPU-hours of busy work
+  double idle_alloc_gpu_h = 0;  // alloc - useful
+  double allocation_pct = 0;  // alloc / (capacity x window) x 100
+  double effective_util_pct = 0;  // useful / (capacity x window) x 100
+  double price_per_gpu_h = 0;     // stated price used for idle_cost
+  double idle_cost = 0;           // idle_alloc_gpu_h x price
+  double wait_mean_s = 0, wait_p50_s = 0, wait_p95_s = 0, wait_p99_s = 0, wait_max_s = 0;
+  double jct_mean_s = 0, jct_p50_s = 0, jct_p95_s = 0;
+  // Bounded slowdown: max(1, JCT / max(runtime, 10 s)).
+  double slowdown_mean = 0, slowdown_p50 = 0, slowdown_p95 = 0;
+  double makespan_s = 0;
+  // Jain's fairness index over tenants' mean bounded slowdown (1 = fair).
+  double tenant_fairness = 1;
+  int64_t events = 0;  // events processed
+};
+
+struct RunMeta {
+  std::string utilsim_version;
+  std::string queue_policy, queue_policy_version;
+  std::string placement_policy, placement_policy_version;
+  std::string label;  // policy label as given by the user, e.g. "best-fit"
+  uint64_t seed = 0;
+  std::string input_digest;  // hex digest of the workload and cluster
+  std::string workload_source;
+  std::string cluster_name;
+  Micros sample_interval{0};
+  std::string notes;  // e.g. profile attachment rule, warnings
+};
+
+struct RunResult {
+  RunMeta meta;
+  std::vector<JobRecord> jobs;
+  std::vector<Sample> samples;
+  Summary summary;
+};
+
+}  // namespace utilsim

@@ -1,0 +1,25 @@
+// Shared helpers for tests: trace location, temporary files, running the CLI.
+#pragma once
+
+#include <string>
+
+namespace utilsim::testutil {
+
+// Folder of the real public traces: $UTILSIM_TRACES, else ../shared/traces
+// beside the source tree. May not exist.
+std::string TracesDir();
+// Path of a trace file relative to TracesDir(), or "" when it does not exist.
+// Tests call GTEST_SKIP() with a one-line reason when this returns "".
+std::string TracePath(const std::string& relative);
+// Path of a file under tests/fixtures.
+std::string Fixture(const std::string& name);
+// A fresh empty temporary directory, unique per call.
+std::string TempDir();
+// Writes text to path (overwrites). Returns path.
+std::string WriteFile(const std::string& path, const std::string& text);
+std::string ReadFile(const std::string& path);
+// Runs the utilsim binary with args (a shell-quoted string); captures stdout
+// and stderr together into *output; returns the exit code.
+int RunCli(const std::string& args, std::string* output);
+
+}  // namespace utilsim::testutil

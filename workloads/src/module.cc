@@ -1,0 +1,1 @@
+// Placeholder so the target has a source until the module grows one. Remove when others exist.
