@@ -98,6 +98,7 @@ struct RunMeta {
   std::string workload_source;
   std::string cluster_name;
   Micros sample_interval{0};
+  std::string progress_model;  // name of the progress model used
   std::string notes;  // e.g. profile attachment rule, warnings
 };
 
@@ -107,5 +108,12 @@ struct RunResult {
   std::vector<Sample> samples;
   Summary summary;
 };
+
+// Summary figures from per-job records. capacity_gpus x (window_end -
+// window_start) is the GPU time the percentages refer to. Percentiles use the
+// nearest-rank method. Wait figures cover every job that started; JCT and
+// slowdown cover finished jobs.
+Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus,
+                       Micros window_start, Micros window_end, double price_per_gpu_h);
 
 }  // namespace utilsim

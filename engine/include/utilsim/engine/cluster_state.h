@@ -1,0 +1,131 @@
+// Mutable resource state of a cluster during a run, with the indices that let
+// placement policies find candidate nodes without scanning every node.
+//
+// Resources per node: CPU (milli-cores), memory (bytes) and per-GPU free share
+// (milli-GPU, 1000 = whole GPU free). A GPU is "whole-free" when its free share
+// is 1000. Whole-GPU tasks take whole-free GPUs; a fractional task takes part
+// of one GPU.
+//
+// Indices maintained on every change:
+//  * per GPU model, buckets of nodes by their number of whole-free GPUs
+//    (ascending node index inside a bucket) — best-fit / worst-fit on GPUs;
+//  * a max segment tree over nodes of (whole-free GPUs, largest free GPU
+//    share, free CPU, free memory) — leftmost feasible node (first-fit) in
+//    O(log n) per visited subtree.
+//
+// Not thread-safe; one ClusterState per simulation.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "utilsim/engine/cluster_spec.h"
+#include "utilsim/engine/job.h"
+#include "utilsim/engine/placement.h"
+#include "utilsim/engine/status.h"
+
+namespace utilsim {
+
+struct NodeInfo {
+  std::string name;
+  int32_t group = 0;    // index into ClusterSpec::groups
+  int32_t model = -1;   // index into ClusterSpec::models, -1 = CPU-only
+  int32_t gpus = 0;
+  int64_t cpu_milli = 0;
+  int64_t mem_bytes = 0;
+  int64_t gpu_mem_bytes = 0;  // per GPU
+  double speed = 1.0;         // relative GPU speed of the model
+};
+
+// Bit i set = model i allowed. kAnyModel allows every model.
+using ModelMask = uint64_t;
+inline constexpr ModelMask kAnyModel = ~ModelMask{0};
+
+class ClusterState {
+ public:
+  // Validates the spec (at most 64 GPU models, 0..64 GPUs per node, positive
+  // CPU and memory, known model names) and builds an empty cluster.
+  static Result<ClusterState> Build(const ClusterSpec& spec);
+
+  const ClusterSpec& spec() const { return spec_; }
+  size_t num_nodes() const { return nodes_.size(); }
+  const NodeInfo& node(NodeIndex n) const { return nodes_[n]; }
+  int num_models() const { return static_cast<int>(spec_.models.size()); }
+  int max_gpus_per_node() const { return max_gpus_; }
+
+  int32_t free_whole_gpus(NodeIndex n) const { return free_whole_[n]; }
+  int64_t free_cpu(NodeIndex n) const { return free_cpu_[n]; }
+  int64_t free_mem(NodeIndex n) const { return free_mem_[n]; }
+  int32_t gpu_free_milli(NodeIndex n, int gpu) const { return gpu_free_[gpu_offset_[n] + gpu]; }
+  // Number of tasks currently holding resources on node n.
+  int32_t tasks_on(NodeIndex n) const { return tasks_on_[n]; }
+
+  // Resolves allowed model names to a mask; unknown names are ignored (a job
+  // naming only unknown models gets mask 0 and fits nowhere).
+  ModelMask ResolveModels(const std::vector<std::string>& names) const;
+  bool ModelAllowed(NodeIndex n, ModelMask mask) const;
+
+  // True when node n can host one task of demand d now (model, GPUs, CPU, mem).
+  bool CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
+  // True when node n, empty, could host one task of d.
+  bool CouldEverHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
+  // GPUs a task of d would take on n if placed now: the lowest-indexed
+  // whole-free GPUs for whole-GPU tasks; for a fractional task the GPU with
+  // the least free share that still fits (ties: lowest index), which keeps
+  // whole GPUs whole. Precondition: CanHost(n, d, mask).
+  uint64_t PickGpus(NodeIndex n, const TaskDemand& d) const;
+
+  // Claims resources for one task. Fails without changing anything if the
+  // task does not fit exactly (over-commit, wrong GPU count, bad mask).
+  Status Allocate(const TaskPlacement& t, const TaskDemand& d);
+  // Returns what Allocate claimed. Precondition: a matching Allocate.
+  void Release(const TaskPlacement& t, const TaskDemand& d);
+
+  // --- indices ---
+  // Nodes of `model` (-1 for CPU-only) with exactly k whole-free GPUs.
+  const std::set<NodeIndex>& Bucket(int model, int k) const;
+  // Leftmost node with index >= from that can host d now, or -1.
+  int64_t FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask) const;
+
+  // Totals.
+  int64_t total_gpus() const { return total_gpus_; }
+  int64_t total_cpu() const { return total_cpu_; }
+  int64_t total_mem() const { return total_mem_; }
+  int64_t allocated_gpu_milli() const { return alloc_gpu_milli_; }
+  int64_t allocated_cpu() const { return alloc_cpu_; }
+  int64_t allocated_mem() const { return alloc_mem_; }
+  int64_t whole_free_gpus_total() const { return whole_free_total_; }
+
+ private:
+  struct Maxes {
+    int32_t whole = 0;
+    int32_t share = 0;
+    int64_t cpu = 0;
+    int64_t mem = 0;
+  };
+  void UpdateNode(NodeIndex n, int32_t old_whole);
+  void UpdateTree(NodeIndex n);
+  int64_t FindFirstRec(size_t pos, size_t lo, size_t hi, NodeIndex from, const TaskDemand& d,
+                       ModelMask mask) const;
+  int32_t LargestShare(NodeIndex n) const;
+
+  ClusterSpec spec_;
+  std::vector<NodeInfo> nodes_;
+  std::vector<int32_t> gpu_offset_;
+  std::vector<int32_t> gpu_free_;  // milli per GPU
+  std::vector<int32_t> free_whole_;
+  std::vector<int64_t> free_cpu_, free_mem_;
+  std::vector<int32_t> tasks_on_;
+  // buckets_[(model + 1) * (max_gpus_ + 1) + k]
+  std::vector<std::set<NodeIndex>> buckets_;
+  std::vector<Maxes> tree_;
+  size_t leaves_ = 1;
+  int max_gpus_ = 0;
+  int64_t total_gpus_ = 0, total_cpu_ = 0, total_mem_ = 0;
+  int64_t alloc_gpu_milli_ = 0, alloc_cpu_ = 0, alloc_mem_ = 0;
+  int64_t whole_free_total_ = 0;
+};
+
+}  // namespace utilsim

@@ -1,0 +1,65 @@
+// The interface between the engine and a scheduling policy. The engine owns
+// time, events and resources; a Scheduler owns its queue and decides, in each
+// scheduling pass, which queued jobs start where.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "utilsim/engine/cluster_state.h"
+#include "utilsim/engine/job.h"
+#include "utilsim/engine/placement.h"
+#include "utilsim/engine/status.h"
+#include "utilsim/engine/time.h"
+
+namespace utilsim {
+
+struct PolicyId {
+  std::string name;
+  std::string version;
+};
+
+// What a scheduler may see and do during one pass.
+class PassContext {
+ public:
+  virtual ~PassContext() = default;
+  virtual Micros now() const = 0;
+  virtual const Workload& workload() const = 0;
+  // The live cluster. A policy may Allocate/Release tentatively while it
+  // searches (e.g. to place a gang task by task) but must leave the state as
+  // it found it before calling Start or returning.
+  virtual ClusterState& cluster() = 0;
+  // Allowed-model mask of job j, resolved once per run.
+  virtual ModelMask mask(JobIndex j) const = 0;
+  // Starts queued job j now on p (one entry per task). The engine checks p
+  // against the cluster; a placement that over-commits anything or has the
+  // wrong shape is an error that stops the run naming the policy. The
+  // scheduler must already have removed j from its queue or do so now.
+  virtual Status Start(JobIndex j, const Placement& p) = 0;
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+
+  virtual std::string label() const = 0;  // e.g. "best-fit"
+  virtual PolicyId queue_policy() const = 0;
+  virtual PolicyId placement_policy() const = 0;
+
+  // Called once before the run with the empty cluster and all jobs.
+  virtual Status Init(const ClusterState& cluster, const Workload& w) = 0;
+  // Job j arrived and can run on this cluster; it is now queued.
+  virtual void OnArrival(JobIndex j, Micros now) = 0;
+  // Job j finished and released its resources.
+  virtual void OnFinish(JobIndex j, Micros now) = 0;
+  // One scheduling pass at ctx.now(). Returns a non-OK status only when a
+  // Start failed (the engine then stops the run).
+  virtual Status Pass(PassContext& ctx) = 0;
+  // Earliest future time (> now) at which a pass could start something even
+  // though no job arrives or finishes (e.g. a recorded start time), or kNever.
+  virtual Micros NextWakeup(Micros now) const = 0;
+  // Jobs currently queued.
+  virtual size_t queued() const = 0;
+};
+
+}  // namespace utilsim

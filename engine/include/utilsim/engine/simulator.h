@@ -1,0 +1,46 @@
+// The discrete-event simulation of one cluster, one workload and one
+// scheduler. An object, never a singleton: several simulations may run in one
+// process on separate threads, as long as each has its own Scheduler.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "utilsim/engine/cluster_spec.h"
+#include "utilsim/engine/event_queue.h"
+#include "utilsim/engine/job.h"
+#include "utilsim/engine/metrics.h"
+#include "utilsim/engine/progress.h"
+#include "utilsim/engine/scheduler.h"
+#include "utilsim/engine/status.h"
+
+namespace utilsim {
+
+struct SimConfig {
+  Micros sample_interval = Seconds(300);  // > 0
+  Micros horizon = kNever;  // events after this time are not processed
+  uint64_t seed = 1;        // recorded in results; policies draw from it
+  double price_per_gpu_h = 2.0;  // USD per GPU-hour, for the idle cost figure
+  // Progress model; nullptr = WholeGpuProgress. Not owned.
+  const ProgressModel* progress = nullptr;
+  // Called for every event processed, with a one-word description
+  // ("arrival", "reject", "start", "finish", "pass", "sample"). For golden
+  // event logs in tests; nullptr = none.
+  std::function<void(Micros time, const char* what, JobIndex job)> observer;
+  std::string workload_source;  // copied into RunMeta
+  std::string input_digest;     // copied into RunMeta
+};
+
+// Runs the simulation to completion (or the horizon). Errors: invalid
+// cluster, a scheduler error, a placement that over-commits. The workload
+// must be Finalize()d (sorted by submit).
+Result<RunResult> Simulate(const ClusterSpec& cluster, const Workload& w, Scheduler& scheduler,
+                           const SimConfig& config);
+
+// The version string compiled into the engine ("0.1.0").
+const char* UtilsimVersion();
+
+// Nearest-rank percentile (p in 0..100) of values; sorts a copy. 0 if empty.
+double Percentile(std::vector<double> values, double p);
+
+}  // namespace utilsim

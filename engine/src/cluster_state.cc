@@ -1,0 +1,223 @@
+#include "utilsim/engine/cluster_state.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace utilsim {
+
+Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
+  if (spec.models.size() > 64) return Status::Error("cluster: more than 64 GPU models");
+  if (spec.groups.empty()) return Status::Error("cluster '" + spec.name + "': no node groups");
+  ClusterState s;
+  s.spec_ = spec;
+  for (size_t g = 0; g < spec.groups.size(); ++g) {
+    const NodeGroup& grp = spec.groups[g];
+    const std::string where = "cluster '" + spec.name + "', node group '" + grp.name + "': ";
+    if (grp.count <= 0) return Status::Error(where + "count must be >= 1");
+    if (grp.gpus < 0 || grp.gpus > 64) return Status::Error(where + "gpus must be 0..64");
+    if (grp.cpu_milli <= 0) return Status::Error(where + "cpu must be > 0");
+    if (grp.mem_bytes <= 0) return Status::Error(where + "memory must be > 0");
+    int model = -1;
+    if (!grp.gpu_model.empty()) {
+      model = spec.FindModel(grp.gpu_model);
+      if (model < 0) return Status::Error(where + "unknown gpu_model '" + grp.gpu_model + "'");
+    }
+    if (grp.gpus > 0 && model < 0) return Status::Error(where + "gpus > 0 needs a gpu_model");
+    for (int32_t k = 0; k < grp.count; ++k) {
+      NodeInfo n;
+      n.name = grp.count == 1 ? grp.name : grp.name + "-" + std::to_string(k);
+      n.group = static_cast<int32_t>(g);
+      n.model = model;
+      n.gpus = model < 0 ? 0 : grp.gpus;
+      n.cpu_milli = grp.cpu_milli;
+      n.mem_bytes = grp.mem_bytes;
+      if (model >= 0) {
+        n.gpu_mem_bytes = spec.models[model].memory_bytes;
+        n.speed = spec.models[model].speed;
+      }
+      s.max_gpus_ = std::max(s.max_gpus_, n.gpus);
+      s.nodes_.push_back(std::move(n));
+    }
+  }
+  const size_t nn = s.nodes_.size();
+  s.gpu_offset_.resize(nn);
+  s.free_whole_.resize(nn);
+  s.free_cpu_.resize(nn);
+  s.free_mem_.resize(nn);
+  s.tasks_on_.assign(nn, 0);
+  s.buckets_.resize(static_cast<size_t>(s.num_models() + 1) * (s.max_gpus_ + 1));
+  int32_t off = 0;
+  for (NodeIndex i = 0; i < nn; ++i) {
+    const NodeInfo& n = s.nodes_[i];
+    s.gpu_offset_[i] = off;
+    off += n.gpus;
+    s.free_whole_[i] = n.gpus;
+    s.free_cpu_[i] = n.cpu_milli;
+    s.free_mem_[i] = n.mem_bytes;
+    s.total_gpus_ += n.gpus;
+    s.total_cpu_ += n.cpu_milli;
+    s.total_mem_ += n.mem_bytes;
+    s.buckets_[(n.model + 1) * (s.max_gpus_ + 1) + n.gpus].insert(i);
+  }
+  s.gpu_free_.assign(off, 1000);
+  s.whole_free_total_ = s.total_gpus_;
+  while (s.leaves_ < nn) s.leaves_ *= 2;
+  s.tree_.assign(2 * s.leaves_, Maxes{});
+  for (NodeIndex i = 0; i < nn; ++i) s.UpdateTree(i);
+  return s;
+}
+
+ModelMask ClusterState::ResolveModels(const std::vector<std::string>& names) const {
+  if (names.empty()) return kAnyModel;
+  ModelMask m = 0;
+  for (const auto& name : names) {
+    int k = spec_.FindModel(name);
+    if (k >= 0) m |= ModelMask{1} << k;
+  }
+  return m;
+}
+
+bool ClusterState::ModelAllowed(NodeIndex n, ModelMask mask) const {
+  const int model = nodes_[n].model;
+  if (mask == kAnyModel) return true;
+  return model >= 0 && (mask >> model & 1);
+}
+
+int32_t ClusterState::LargestShare(NodeIndex n) const {
+  int32_t best = 0;
+  const int32_t* g = &gpu_free_[gpu_offset_[n]];
+  for (int i = 0; i < nodes_[n].gpus; ++i) best = std::max(best, g[i]);
+  return best;
+}
+
+bool ClusterState::CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
+  if (free_cpu_[n] < d.cpu_milli || free_mem_[n] < d.mem_bytes) return false;
+  if (d.gpus == 0) return mask == kAnyModel || ModelAllowed(n, mask);
+  if (!ModelAllowed(n, mask) || nodes_[n].model < 0) return false;
+  if (d.gpu_mem_bytes > nodes_[n].gpu_mem_bytes && nodes_[n].gpu_mem_bytes > 0) return false;
+  if (d.fractional()) return LargestShare(n) >= d.gpu_milli;
+  return free_whole_[n] >= d.gpus;
+}
+
+bool ClusterState::CouldEverHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
+  const NodeInfo& info = nodes_[n];
+  if (info.cpu_milli < d.cpu_milli || info.mem_bytes < d.mem_bytes) return false;
+  if (d.gpus == 0) return mask == kAnyModel || ModelAllowed(n, mask);
+  if (!ModelAllowed(n, mask) || info.model < 0) return false;
+  if (d.gpu_mem_bytes > info.gpu_mem_bytes && info.gpu_mem_bytes > 0) return false;
+  return info.gpus >= d.gpus;
+}
+
+uint64_t ClusterState::PickGpus(NodeIndex n, const TaskDemand& d) const {
+  const int32_t* g = &gpu_free_[gpu_offset_[n]];
+  const int count = nodes_[n].gpus;
+  if (d.gpus == 0) return 0;
+  if (d.fractional()) {
+    int best = -1;
+    for (int i = 0; i < count; ++i)
+      if (g[i] >= d.gpu_milli && (best < 0 || g[i] < g[best])) best = i;
+    return best < 0 ? 0 : uint64_t{1} << best;
+  }
+  uint64_t mask = 0;
+  int need = d.gpus;
+  for (int i = 0; i < count && need > 0; ++i)
+    if (g[i] == 1000) {
+      mask |= uint64_t{1} << i;
+      --need;
+    }
+  return need == 0 ? mask : 0;
+}
+
+Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
+  if (t.node >= nodes_.size()) return Status::Error("placement names node " + std::to_string(t.node) + " which does not exist");
+  const NodeInfo& info = nodes_[t.node];
+  const std::string where = "node " + info.name + ": ";
+  if (free_cpu_[t.node] < d.cpu_milli) return Status::Error(where + "CPU over-committed");
+  if (free_mem_[t.node] < d.mem_bytes) return Status::Error(where + "memory over-committed");
+  if (info.gpus < 64 && (t.gpu_mask >> info.gpus) != 0)
+    return Status::Error(where + "placement uses a GPU the node does not have");
+  if (std::popcount(t.gpu_mask) != d.gpus)
+    return Status::Error(where + "placement uses " + std::to_string(std::popcount(t.gpu_mask)) +
+                         " GPUs, task needs " + std::to_string(d.gpus));
+  int32_t* g = &gpu_free_[gpu_offset_[t.node]];
+  for (int i = 0; i < info.gpus; ++i)
+    if ((t.gpu_mask >> i & 1) && g[i] < d.gpu_milli)
+      return Status::Error(where + "GPU " + std::to_string(i) + " over-committed");
+  const int32_t old_whole = free_whole_[t.node];
+  for (int i = 0; i < info.gpus; ++i)
+    if (t.gpu_mask >> i & 1) g[i] -= d.gpu_milli;
+  free_cpu_[t.node] -= d.cpu_milli;
+  free_mem_[t.node] -= d.mem_bytes;
+  alloc_cpu_ += d.cpu_milli;
+  alloc_mem_ += d.mem_bytes;
+  alloc_gpu_milli_ += d.total_gpu_milli();
+  ++tasks_on_[t.node];
+  UpdateNode(t.node, old_whole);
+  return Status::Ok();
+}
+
+void ClusterState::Release(const TaskPlacement& t, const TaskDemand& d) {
+  const NodeInfo& info = nodes_[t.node];
+  int32_t* g = &gpu_free_[gpu_offset_[t.node]];
+  const int32_t old_whole = free_whole_[t.node];
+  for (int i = 0; i < info.gpus; ++i)
+    if (t.gpu_mask >> i & 1) g[i] += d.gpu_milli;
+  free_cpu_[t.node] += d.cpu_milli;
+  free_mem_[t.node] += d.mem_bytes;
+  alloc_cpu_ -= d.cpu_milli;
+  alloc_mem_ -= d.mem_bytes;
+  alloc_gpu_milli_ -= d.total_gpu_milli();
+  --tasks_on_[t.node];
+  UpdateNode(t.node, old_whole);
+}
+
+void ClusterState::UpdateNode(NodeIndex n, int32_t old_whole) {
+  const int32_t* g = &gpu_free_[gpu_offset_[n]];
+  int32_t whole = 0;
+  for (int i = 0; i < nodes_[n].gpus; ++i) whole += g[i] == 1000;
+  free_whole_[n] = whole;
+  whole_free_total_ += whole - old_whole;
+  if (whole != old_whole) {
+    const size_t base = static_cast<size_t>(nodes_[n].model + 1) * (max_gpus_ + 1);
+    buckets_[base + old_whole].erase(n);
+    buckets_[base + whole].insert(n);
+  }
+  UpdateTree(n);
+}
+
+void ClusterState::UpdateTree(NodeIndex n) {
+  size_t pos = leaves_ + n;
+  tree_[pos] = Maxes{free_whole_[n], LargestShare(n), free_cpu_[n], free_mem_[n]};
+  for (pos /= 2; pos >= 1; pos /= 2) {
+    const Maxes& a = tree_[2 * pos];
+    const Maxes& b = tree_[2 * pos + 1];
+    tree_[pos] = Maxes{std::max(a.whole, b.whole), std::max(a.share, b.share),
+                       std::max(a.cpu, b.cpu), std::max(a.mem, b.mem)};
+  }
+}
+
+const std::set<NodeIndex>& ClusterState::Bucket(int model, int k) const {
+  return buckets_[static_cast<size_t>(model + 1) * (max_gpus_ + 1) + k];
+}
+
+int64_t ClusterState::FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask) const {
+  if (nodes_.empty()) return -1;
+  return FindFirstRec(1, 0, leaves_, from, d, mask);
+}
+
+int64_t ClusterState::FindFirstRec(size_t pos, size_t lo, size_t hi, NodeIndex from,
+                                   const TaskDemand& d, ModelMask mask) const {
+  if (hi <= from || lo >= nodes_.size()) return -1;
+  const Maxes& m = tree_[pos];
+  if (m.cpu < d.cpu_milli || m.mem < d.mem_bytes) return -1;
+  if (d.gpus > 0) {
+    if (d.fractional() ? m.share < d.gpu_milli : m.whole < d.gpus) return -1;
+  }
+  if (hi - lo == 1) return CanHost(static_cast<NodeIndex>(lo), d, mask) ? static_cast<int64_t>(lo) : -1;
+  const size_t mid = (lo + hi) / 2;
+  int64_t r = FindFirstRec(2 * pos, lo, mid, from, d, mask);
+  if (r >= 0) return r;
+  return FindFirstRec(2 * pos + 1, mid, hi, from, d, mask);
+}
+
+}  // namespace utilsim

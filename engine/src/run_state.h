@@ -1,0 +1,26 @@
+// Per-job state of a simulation in progress (private to the engine).
+#pragma once
+
+#include <string>
+
+#include "utilsim/engine/placement.h"
+#include "utilsim/engine/time.h"
+
+namespace utilsim {
+
+struct JobRun {
+  bool queued = false, running = false, finished = false, rejected = false;
+  std::string reason;
+  Placement placement;
+  Micros start{-1}, end{-1};
+  Micros last{0};       // time up to which `done` is accounted
+  Micros finish{0};     // scheduled finish under the current rate
+  double done = 0;      // recorded microseconds of work completed
+  double rate = 1.0;    // recorded us of work per simulated us
+  double speed = 1.0;   // slowest GPU speed of the placement
+  uint32_t gen = 0;     // finish-event generation
+  int64_t busy_micro = 0;  // contribution to the busy sum (constant-util jobs), micro-GPUs
+  uint32_t running_pos = 0;  // index in the running list
+};
+
+}  // namespace utilsim

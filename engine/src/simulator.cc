@@ -1,0 +1,470 @@
+#include "utilsim/engine/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "run_state.h"
+
+namespace utilsim {
+
+#ifndef UTILSIM_VERSION
+#define UTILSIM_VERSION "0.0.0"
+#endif
+const char* UtilsimVersion() { return UTILSIM_VERSION; }
+
+namespace {
+
+// Formats a placement as "node:gpu,gpu;node:gpu" (CPU-only tasks: "node:").
+std::string FormatPlacement(const Placement& p, const ClusterState& c) {
+  std::string out;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (i) out += ';';
+    out += c.node(p[i].node).name;
+    out += ':';
+    bool first = true;
+    for (int g = 0; g < 64; ++g)
+      if (p[i].gpu_mask >> g & 1) {
+        if (!first) out += ',';
+        out += std::to_string(g);
+        first = false;
+      }
+  }
+  return out;
+}
+
+class Simulation final : public PassContext {
+ public:
+  Simulation(ClusterState cluster, const Workload& w, Scheduler& s, const SimConfig& cfg)
+      : cluster_(std::move(cluster)), w_(w), sched_(s), cfg_(cfg) {
+    progress_ = cfg.progress ? cfg.progress : &default_progress_;
+  }
+
+  Result<RunResult> Run();
+
+  // PassContext
+  Micros now() const override { return now_; }
+  const Workload& workload() const override { return w_; }
+  ClusterState& cluster() override { return cluster_; }
+  ModelMask mask(JobIndex j) const override { return masks_[j]; }
+  Status Start(JobIndex j, const Placement& p) override;
+
+ private:
+  void Observe(const char* what, JobIndex j) {
+    if (cfg_.observer) cfg_.observer(now_, what, j);
+  }
+  std::string Infeasible(const Job& job, ModelMask mask);
+  void SchedulePass(Micros t);
+  void DoArrival(JobIndex j);
+  void DoFinish(JobIndex j);
+  void DoSample();
+  void UpdateRates(const Placement& p, JobIndex except);
+  void SetRate(JobIndex j, double rate);
+  void Account(JobIndex j);  // brings progress and busy accounting up to now_
+  bool HasFutureWork() const;
+  int64_t ConstBusy(JobIndex j) const;
+  void AddRunning(JobIndex j);
+  void RemoveRunning(JobIndex j);
+  RunResult Finish();
+
+  ClusterState cluster_;
+  const Workload& w_;
+  Scheduler& sched_;
+  const SimConfig& cfg_;
+  WholeGpuProgress default_progress_;
+  const ProgressModel* progress_;
+
+  EventQueue events_;
+  Micros now_{0};
+  Micros pass_at_ = Micros(-1);  // time of the pending pass event, if any
+  size_t next_arrival_ = 0;
+  std::vector<ModelMask> masks_;
+  std::vector<JobRun> runs_;
+  std::vector<std::vector<JobIndex>> on_node_;  // running jobs per node, if interacts()
+  std::map<std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>, std::string>
+      feasibility_;
+  std::vector<Sample> samples_;
+  int64_t running_ = 0;
+  int64_t events_processed_ = 0;
+  Micros last_finish_{0};
+  Micros window_start_{0};
+  bool stopped_at_horizon_ = false;
+  bool deadlocked_ = false;
+  int64_t busy_micro_const_ = 0;          // busy sum of constant-util running jobs
+  std::vector<JobIndex> running_series_;  // running jobs with a utilization series
+};
+
+std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
+  auto key = std::make_tuple(job.tasks, job.task.gpus, job.task.gpu_milli, job.task.cpu_milli,
+                             job.task.mem_bytes, job.task.gpu_mem_bytes, mask);
+  auto it = feasibility_.find(key);
+  if (it != feasibility_.end()) return it->second;
+  // How many tasks of this shape the empty cluster could host at once.
+  int64_t capacity = 0;
+  const TaskDemand& d = job.task;
+  for (NodeIndex n = 0; n < cluster_.num_nodes() && capacity < job.tasks; ++n) {
+    if (!cluster_.CouldEverHost(n, d, mask)) continue;
+    const NodeInfo& info = cluster_.node(n);
+    int64_t k = INT64_MAX;
+    if (d.cpu_milli > 0) k = std::min(k, info.cpu_milli / d.cpu_milli);
+    if (d.mem_bytes > 0) k = std::min(k, info.mem_bytes / d.mem_bytes);
+    if (d.gpus > 0) k = std::min<int64_t>(k, d.fractional() ? info.gpus * (1000 / d.gpu_milli)
+                                                             : info.gpus / d.gpus);
+    capacity += std::min<int64_t>(k, job.tasks);
+  }
+  std::string reason;
+  if (capacity == 0) {
+    reason = "no node can host one task (" + std::to_string(d.gpus) + " GPU x " +
+             std::to_string(d.gpu_milli) + " milli, " + std::to_string(d.cpu_milli) +
+             " milli-CPU, " + std::to_string(d.mem_bytes >> 20) + " MiB" +
+             (job.gpu_models.empty() ? std::string() : ", allowed GPU models restricted") + ")";
+  } else if (capacity < job.tasks) {
+    reason = "gang of " + std::to_string(job.tasks) + " tasks exceeds the " +
+             std::to_string(capacity) + " such tasks the whole cluster can hold";
+  }
+  feasibility_.emplace(key, reason);
+  return reason;
+}
+
+void Simulation::SchedulePass(Micros t) {
+  if (pass_at_ == t) return;
+  pass_at_ = t;
+  events_.Push(Event{t, Phase::kPass, 0, 0, 0});
+}
+
+void Simulation::DoArrival(JobIndex j) {
+  const Job& job = w_.jobs[j];
+  JobRun& r = runs_[j];
+  std::string reason = Infeasible(job, masks_[j]);
+  if (!reason.empty()) {
+    r.rejected = true;
+    r.reason = std::move(reason);
+    Observe("reject", j);
+    return;
+  }
+  r.queued = true;
+  Observe("arrival", j);
+  sched_.OnArrival(j, now_);
+  SchedulePass(now_);
+}
+
+Status Simulation::Start(JobIndex j, const Placement& p) {
+  const Job& job = w_.jobs[j];
+  JobRun& r = runs_[j];
+  auto fail = [&](const std::string& why) {
+    return Status::Error("policy '" + sched_.label() + "' returned an invalid placement for job " +
+                         job.name + ": " + why);
+  };
+  if (!r.queued) return fail("the job is not queued");
+  if (static_cast<int32_t>(p.size()) != job.tasks)
+    return fail(std::to_string(p.size()) + " task placements for " + std::to_string(job.tasks) +
+                " tasks");
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i].node < cluster_.num_nodes() && !cluster_.ModelAllowed(p[i].node, masks_[j]) &&
+        job.task.gpus > 0)
+      return fail("node " + cluster_.node(p[i].node).name + " has a GPU model the job excludes");
+    Status s = cluster_.Allocate(p[i], job.task);
+    if (!s.ok()) {
+      for (size_t k = 0; k < i; ++k) cluster_.Release(p[k], job.task);
+      return fail(s.message());
+    }
+  }
+  r.queued = false;
+  r.running = true;
+  r.placement = p;
+  r.start = now_;
+  r.last = now_;
+  ++running_;
+  Observe("start", j);
+  if (progress_->interacts()) {
+    for (const auto& t : p) on_node_[t.node].push_back(j);
+  }
+  r.speed = PlacementSpeed(job, p, cluster_);
+  AddRunning(j);
+  SetRate(j, progress_->Rate(job, p, cluster_));
+  if (progress_->interacts()) UpdateRates(p, j);
+  return Status::Ok();
+}
+
+void Simulation::Account(JobIndex j) {
+  JobRun& r = runs_[j];
+  const Micros dt = now_ - r.last;
+  if (dt.us > 0) {
+    r.done += static_cast<double>(dt.us) * r.rate;
+    r.last = now_;
+  }
+}
+
+void Simulation::SetRate(JobIndex j, double rate) {
+  JobRun& r = runs_[j];
+  Account(j);
+  r.rate = rate;
+  const double remaining = std::max(0.0, static_cast<double>(w_.jobs[j].runtime.us) - r.done);
+  const int64_t dt = rate == 1.0 ? static_cast<int64_t>(std::llround(remaining))
+                                 : static_cast<int64_t>(std::ceil(remaining / rate - 1e-9));
+  r.finish = now_ + Micros(std::max<int64_t>(dt, 0));
+  if (w_.jobs[j].series < 0) {
+    busy_micro_const_ -= r.busy_micro;
+    r.busy_micro = ConstBusy(j);
+    busy_micro_const_ += r.busy_micro;
+  }
+  ++r.gen;
+  events_.Push(Event{r.finish, Phase::kFinish, 0, j, r.gen});
+}
+
+void Simulation::UpdateRates(const Placement& p, JobIndex except) {
+  std::vector<JobIndex> touched;
+  for (const auto& t : p)
+    for (JobIndex k : on_node_[t.node])
+      if (k != except) touched.push_back(k);
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (JobIndex k : touched) {
+    const double rate = progress_->Rate(w_.jobs[k], runs_[k].placement, cluster_);
+    if (rate != runs_[k].rate) SetRate(k, rate);
+  }
+}
+
+void Simulation::DoFinish(JobIndex j) {
+  JobRun& r = runs_[j];
+  const Job& job = w_.jobs[j];
+  Account(j);
+  r.done = static_cast<double>(job.runtime.us);
+  r.running = false;
+  r.finished = true;
+  r.end = now_;
+  last_finish_ = std::max(last_finish_, now_);
+  --running_;
+  RemoveRunning(j);
+  for (const auto& t : r.placement) cluster_.Release(t, job.task);
+  if (progress_->interacts()) {
+    for (const auto& t : r.placement) {
+      auto& v = on_node_[t.node];
+      v.erase(std::remove(v.begin(), v.end(), j), v.end());
+    }
+    UpdateRates(r.placement, j);
+  }
+  Observe("finish", j);
+  sched_.OnFinish(j, now_);
+  SchedulePass(now_);
+}
+
+void Simulation::DoSample() {
+  Sample s;
+  s.time = now_;
+  s.gpus_allocated = static_cast<double>(cluster_.allocated_gpu_milli()) / 1000.0;
+  int64_t busy_micro = busy_micro_const_;
+  for (JobIndex j : running_series_) {
+    Account(j);
+    const JobRun& r = runs_[j];
+    const double f = progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(r.done)), r.rate,
+                                             r.speed);
+    busy_micro += std::llround(f * static_cast<double>(w_.jobs[j].task.total_gpu_milli()) *
+                               w_.jobs[j].tasks * 1000.0);
+  }
+  s.gpus_busy = static_cast<double>(busy_micro) / 1e6;
+  s.queued = static_cast<int64_t>(sched_.queued());
+  s.running = running_;
+  s.cpu_allocated_frac = cluster_.total_cpu() ? static_cast<double>(cluster_.allocated_cpu()) /
+                                                    static_cast<double>(cluster_.total_cpu())
+                                              : 0;
+  s.mem_allocated_frac = cluster_.total_mem() ? static_cast<double>(cluster_.allocated_mem()) /
+                                                    static_cast<double>(cluster_.total_mem())
+                                              : 0;
+  s.gpus_free_whole = cluster_.whole_free_gpus_total();
+  int64_t stranded = 0;
+  constexpr int64_t kCorePerGpu = 1000;
+  constexpr int64_t kMemPerGpu = int64_t{1} << 30;
+  for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
+    const int32_t free = cluster_.free_whole_gpus(n);
+    if (free > 0 && (cluster_.free_cpu(n) < kCorePerGpu || cluster_.free_mem(n) < kMemPerGpu))
+      stranded += free;
+  }
+  s.gpus_stranded = stranded;
+  samples_.push_back(s);
+}
+
+// Busy contribution of a constant-util running job, in micro-GPUs.
+int64_t Simulation::ConstBusy(JobIndex j) const {
+  const Job& job = w_.jobs[j];
+  const JobRun& r = runs_[j];
+  const double f = progress_->BusyFraction(job, w_, Micros(0), r.rate, r.speed);
+  return std::llround(f * static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0);
+}
+
+void Simulation::AddRunning(JobIndex j) {
+  JobRun& r = runs_[j];
+  if (w_.jobs[j].series >= 0) {
+    r.running_pos = static_cast<uint32_t>(running_series_.size());
+    running_series_.push_back(j);
+  }
+}
+
+void Simulation::RemoveRunning(JobIndex j) {
+  JobRun& r = runs_[j];
+  if (w_.jobs[j].series >= 0) {
+    const JobIndex last = running_series_.back();
+    running_series_[r.running_pos] = last;
+    runs_[last].running_pos = r.running_pos;
+    running_series_.pop_back();
+  } else {
+    busy_micro_const_ -= r.busy_micro;
+    r.busy_micro = 0;
+  }
+}
+
+bool Simulation::HasFutureWork() const {
+  return next_arrival_ < w_.jobs.size() || running_ > 0 || sched_.queued() > 0;
+}
+
+Result<RunResult> Simulation::Run() {
+  const size_t n = w_.jobs.size();
+  runs_.assign(n, JobRun{});
+  masks_.resize(n);
+  for (size_t j = 0; j < n; ++j) {
+    masks_[j] = cluster_.ResolveModels(w_.jobs[j].gpu_models);
+    if (j > 0 && w_.jobs[j].submit < w_.jobs[j - 1].submit)
+      return Status::Error("workload is not sorted by submit time (call Workload::Finalize)");
+  }
+  if (cfg_.sample_interval.us <= 0) return Status::Error("sample interval must be > 0");
+  if (progress_->interacts()) on_node_.assign(cluster_.num_nodes(), {});
+  if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
+  if (n == 0) return Finish();
+
+  window_start_ = w_.jobs[0].submit;
+  events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0, 0});
+  next_arrival_ = 1;
+  events_.Push(Event{window_start_, Phase::kSample, 0, 0, 0});
+  while (!events_.empty()) {
+    const Event e = events_.Pop();
+    if (e.time > cfg_.horizon) {
+      now_ = cfg_.horizon;
+      stopped_at_horizon_ = true;
+      break;
+    }
+    now_ = e.time;
+    switch (e.phase) {
+      case Phase::kArrival:
+        ++events_processed_;
+        DoArrival(e.job);
+        if (next_arrival_ < n) {
+          events_.Push(Event{w_.jobs[next_arrival_].submit, Phase::kArrival, 0,
+                             static_cast<uint32_t>(next_arrival_), 0});
+          ++next_arrival_;
+        }
+        break;
+      case Phase::kFinish:
+        if (!runs_[e.job].running || runs_[e.job].gen != e.gen) break;  // stale
+        ++events_processed_;
+        DoFinish(e.job);
+        break;
+      case Phase::kPass: {
+        if (pass_at_ != now_) break;
+        pass_at_ = Micros(-1);
+        ++events_processed_;
+        Observe("pass", 0);
+        if (Status s = sched_.Pass(*this); !s.ok()) return s;
+        const Micros wake = sched_.NextWakeup(now_);
+        if (wake != kNever && wake > now_) events_.Push(Event{wake, Phase::kPass, 0, 0, 0});
+        if (wake != kNever && wake > now_) pass_at_ = wake;
+        break;
+      }
+      case Phase::kSample:
+        ++events_processed_;
+        DoSample();
+        if (HasFutureWork()) {
+          // Deadlock guard: work is queued, nothing runs, nothing will arrive
+          // and the scheduler expects no wake-up: nothing can ever start.
+          if (running_ == 0 && next_arrival_ >= n && events_.empty()) {
+            deadlocked_ = true;
+            break;
+          }
+          events_.Push(Event{now_ + cfg_.sample_interval, Phase::kSample, 0, 0, 0});
+        }
+        break;
+      case Phase::kClusterChange:
+        break;
+    }
+  }
+  return Finish();
+}
+
+RunResult Simulation::Finish() {
+  RunResult out;
+  RunMeta& m = out.meta;
+  m.utilsim_version = UtilsimVersion();
+  m.label = sched_.label();
+  m.queue_policy = sched_.queue_policy().name;
+  m.queue_policy_version = sched_.queue_policy().version;
+  m.placement_policy = sched_.placement_policy().name;
+  m.placement_policy_version = sched_.placement_policy().version;
+  m.seed = cfg_.seed;
+  m.input_digest = cfg_.input_digest;
+  m.workload_source = cfg_.workload_source.empty() ? w_.source : cfg_.workload_source;
+  m.cluster_name = cluster_.spec().name;
+  m.sample_interval = cfg_.sample_interval;
+  m.progress_model = progress_->name();
+
+  const size_t n = w_.jobs.size();
+  out.jobs.resize(n);
+  Micros window_end = last_finish_;
+  int64_t unfinished = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const Job& job = w_.jobs[j];
+    JobRun& r = runs_[j];
+    JobRecord& rec = out.jobs[j];
+    rec.job = static_cast<JobIndex>(j);
+    rec.name = job.name;
+    rec.tenant = job.tenant;
+    rec.submit = job.submit;
+    rec.recorded_runtime = job.runtime;
+    rec.tasks = job.tasks;
+    rec.gpu_milli = job.task.total_gpu_milli() * job.tasks;
+    const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
+    if (r.rejected) {
+      rec.outcome = JobOutcome::kRejected;
+      rec.reason = r.reason;
+      continue;
+    }
+    if (!r.finished) {
+      rec.outcome = JobOutcome::kUnfinished;
+      ++unfinished;
+      rec.reason = r.running ? "running at end of run" : "queued at end of run";
+      if (r.running) Account(static_cast<JobIndex>(j));
+    }
+    if (r.start.us >= 0) {
+      rec.start = r.start;
+      rec.placement = FormatPlacement(r.placement, cluster_);
+      const Micros end = r.finished ? r.end : now_;
+      rec.finish = r.finished ? r.end : Micros(-1);
+      rec.alloc_gpu_s = gpus * (end - r.start).seconds();
+      const Micros done = r.finished ? job.runtime : Micros(std::llround(r.done));
+      rec.useful_gpu_s = gpus * RecordedBusyIntegral(job, w_, done);
+      rec.idle_gpu_s[static_cast<size_t>(IdleCause::kUnattributed)] =
+          std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s);
+    }
+  }
+  if (unfinished > 0) window_end = std::max(window_end, now_);
+  if (deadlocked_)
+    m.notes += "stopped: " + std::to_string(sched_.queued()) +
+               " queued jobs could not start (nothing running, nothing arriving); ";
+  if (stopped_at_horizon_) m.notes += "stopped at horizon; ";
+  out.samples = std::move(samples_);
+  out.summary = ComputeSummary(out.jobs, cluster_.total_gpus(), window_start_, window_end,
+                               cfg_.price_per_gpu_h);
+  out.summary.events = events_processed_;
+  return out;
+}
+
+}  // namespace
+
+Result<RunResult> Simulate(const ClusterSpec& cluster, const Workload& w, Scheduler& scheduler,
+                           const SimConfig& config) {
+  Result<ClusterState> state = ClusterState::Build(cluster);
+  if (!state.ok()) return state.status();
+  Simulation sim(std::move(state).value(), w, scheduler, config);
+  return sim.Run();
+}
+
+}  // namespace utilsim

@@ -1,0 +1,89 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "utilsim/engine/metrics.h"
+#include "utilsim/engine/simulator.h"
+
+namespace utilsim {
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+  const size_t idx = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
+  return values[std::min(idx, values.size() - 1)];
+}
+
+namespace {
+double Mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+}  // namespace
+
+Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus,
+                       Micros window_start, Micros window_end, double price_per_gpu_h) {
+  Summary s;
+  s.capacity_gpus = capacity_gpus;
+  s.window_start = window_start;
+  s.window_end = window_end;
+  s.price_per_gpu_h = price_per_gpu_h;
+  std::vector<double> waits, jcts, slowdowns;
+  std::map<uint32_t, std::pair<double, int64_t>> tenant_slowdown;  // sum, count
+  double alloc_s = 0, useful_s = 0;
+  for (const JobRecord& r : jobs) {
+    ++s.jobs;
+    switch (r.outcome) {
+      case JobOutcome::kFinished: ++s.finished; break;
+      case JobOutcome::kRejected: ++s.rejected; break;
+      case JobOutcome::kUnfinished: ++s.unfinished; break;
+    }
+    alloc_s += r.alloc_gpu_s;
+    useful_s += r.useful_gpu_s;
+    if (r.start.us >= 0) waits.push_back(r.wait_s());
+    if (r.outcome == JobOutcome::kFinished) {
+      const double jct = r.jct_s();
+      jcts.push_back(jct);
+      const double sd = std::max(1.0, jct / std::max(r.recorded_runtime.seconds(), 10.0));
+      slowdowns.push_back(sd);
+      auto& t = tenant_slowdown[r.tenant];
+      t.first += sd;
+      ++t.second;
+    }
+  }
+  s.alloc_gpu_h = alloc_s / 3600.0;
+  s.useful_gpu_h = useful_s / 3600.0;
+  s.idle_alloc_gpu_h = std::max(0.0, s.alloc_gpu_h - s.useful_gpu_h);
+  const double cap_s = static_cast<double>(capacity_gpus) * (window_end - window_start).seconds();
+  if (cap_s > 0) {
+    s.allocation_pct = 100.0 * alloc_s / cap_s;
+    s.effective_util_pct = 100.0 * useful_s / cap_s;
+  }
+  s.idle_cost = s.idle_alloc_gpu_h * price_per_gpu_h;
+  s.wait_mean_s = Mean(waits);
+  s.wait_p50_s = Percentile(waits, 50);
+  s.wait_p95_s = Percentile(waits, 95);
+  s.wait_p99_s = Percentile(waits, 99);
+  s.wait_max_s = Percentile(waits, 100);
+  s.jct_mean_s = Mean(jcts);
+  s.jct_p50_s = Percentile(jcts, 50);
+  s.jct_p95_s = Percentile(jcts, 95);
+  s.slowdown_mean = Mean(slowdowns);
+  s.slowdown_p50 = Percentile(slowdowns, 50);
+  s.slowdown_p95 = Percentile(std::move(slowdowns), 95);
+  s.makespan_s = (window_end - window_start).seconds();
+  double sum = 0, sum_sq = 0;
+  for (const auto& [tenant, v] : tenant_slowdown) {
+    const double x = v.first / static_cast<double>(v.second);
+    sum += x;
+    sum_sq += x * x;
+  }
+  if (!tenant_slowdown.empty() && sum_sq > 0)
+    s.tenant_fairness = sum * sum / (static_cast<double>(tenant_slowdown.size()) * sum_sq);
+  return s;
+}
+
+}  // namespace utilsim

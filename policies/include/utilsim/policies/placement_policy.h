@@ -1,0 +1,48 @@
+// Placement policies: where a job's tasks go. A placement policy is a pure
+// decision over the current cluster state: it may tentatively claim
+// resources while it searches (to place a gang task by task) but leaves the
+// state exactly as it found it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "utilsim/engine/cluster_state.h"
+#include "utilsim/engine/job.h"
+#include "utilsim/engine/placement.h"
+#include "utilsim/engine/scheduler.h"
+
+namespace utilsim {
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual PolicyId id() const = 0;
+  // A placement for every task of `job`, or nullopt if it cannot start now.
+  virtual std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) = 0;
+};
+
+// Chooses a node for one task given the current state, or -1.
+using NodeChooser = std::function<int64_t(const TaskDemand&, ModelMask, const ClusterState&)>;
+
+// Places job.tasks tasks one at a time with `choose`, reserving each on `c`
+// so the next task sees it (the reserve step), then releases them all
+// (unreserve) and returns the placement; nullopt if any task finds no node.
+std::optional<Placement> PlaceTasks(const Job& job, ModelMask mask, ClusterState& c,
+                                    const NodeChooser& choose);
+
+// Lowest-indexed node that fits (segment-tree search).
+std::unique_ptr<PlacementPolicy> MakeFirstFit();
+// Borg-style tightest fit on the task's primary resource: whole-GPU tasks go
+// to the node left with the fewest whole-free GPUs (bucket index); fractional
+// tasks to the GPU with the least free share that fits; CPU-only tasks to the
+// node left with the least free CPU (permille of the node's CPU). Ties: lowest
+// node index.
+std::unique_ptr<PlacementPolicy> MakeBestFit();
+// Spread (E-PVM-like worst fit): the node left with the most whole-free
+// GPUs; CPU-only: most free CPU (permille); fractional: the node whose
+// largest free share is largest. Ties: lowest node index.
+std::unique_ptr<PlacementPolicy> MakeWorstFit();
+
+}  // namespace utilsim

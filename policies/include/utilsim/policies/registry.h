@@ -1,0 +1,77 @@
+// The explicit policy registry (no static self-registration): every policy a
+// run can name, with its kind, version and a one-line description.
+//
+// A policy name given to `run`/`compare` is one of:
+//   <placement>            e.g. "best-fit": the fifo queue with that placement
+//   <queue>+<placement>    e.g. "fifo-skip+worst-fit"
+//   as-recorded            the as-recorded queue with first-fit placement
+//   <profile>              a profile from a YAML file (LoadProfiles) or built in
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "utilsim/engine/scheduler.h"
+#include "utilsim/engine/status.h"
+#include "utilsim/policies/placement_policy.h"
+#include "utilsim/policies/queue_policy.h"
+
+namespace utilsim {
+
+struct PolicyInfo {
+  std::string name;
+  std::string kind;  // "queue", "placement" or "profile"
+  std::string version;
+  std::string description;
+};
+
+class PolicyRegistry {
+ public:
+  using QueueFactory = std::function<std::unique_ptr<QueuePolicy>()>;
+  using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>()>;
+
+  void AddQueue(PolicyInfo info, QueueFactory f);
+  void AddPlacement(PolicyInfo info, PlacementFactory f);
+  // A profile: a named pair of a registered queue and a placement factory.
+  void AddProfile(PolicyInfo info, std::string queue, PlacementFactory f);
+
+  bool Has(const std::string& name) const;
+  // All entries sorted by kind, then name.
+  std::vector<PolicyInfo> List() const;
+  // Builds a scheduler for a policy name (forms above). Unknown names give an
+  // error listing the known ones.
+  Result<std::unique_ptr<Scheduler>> Make(const std::string& name) const;
+
+ private:
+  struct Entry {
+    PolicyInfo info;
+    QueueFactory queue;
+    PlacementFactory placement;
+    std::string profile_queue;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+// The built-in policies of this version.
+PolicyRegistry BuiltinPolicies();
+
+// Adds the profiles of a YAML file to reg. Format:
+//   profiles:
+//     - name: tight-gpu
+//       description: best fit on GPUs, then on CPU
+//       queue: fifo                     # a registered queue policy
+//       filters: [resources-fit, gpu-model]
+//       scores:
+//         - {plugin: gpu-least-leftover, weight: 10}
+//         - {plugin: cpu-least-leftover, weight: 1}
+// Errors name the file, line and key: unknown plugin, weight outside 1..100,
+// a profile without the resources-fit filter (it could over-commit a node),
+// a name that is already registered, unknown keys.
+Status LoadProfiles(const std::string& path, PolicyRegistry* reg);
+Status LoadProfilesFromString(const std::string& text, const std::string& source,
+                              PolicyRegistry* reg);
+
+}  // namespace utilsim

@@ -1,0 +1,94 @@
+#include "utilsim/policies/registry.h"
+
+#include <algorithm>
+
+#include "utilsim/policies/composed_scheduler.h"
+
+namespace utilsim {
+
+void PolicyRegistry::AddQueue(PolicyInfo info, QueueFactory f) {
+  info.kind = "queue";
+  std::string name = info.name;
+  entries_[name] = Entry{std::move(info), std::move(f), nullptr, ""};
+}
+
+void PolicyRegistry::AddPlacement(PolicyInfo info, PlacementFactory f) {
+  info.kind = "placement";
+  std::string name = info.name;
+  entries_[name] = Entry{std::move(info), nullptr, std::move(f), ""};
+}
+
+void PolicyRegistry::AddProfile(PolicyInfo info, std::string queue, PlacementFactory f) {
+  info.kind = "profile";
+  std::string name = info.name;
+  entries_[name] = Entry{std::move(info), nullptr, std::move(f), std::move(queue)};
+}
+
+bool PolicyRegistry::Has(const std::string& name) const { return entries_.count(name) > 0; }
+
+std::vector<PolicyInfo> PolicyRegistry::List() const {
+  std::vector<PolicyInfo> out;
+  for (const auto& [name, e] : entries_) out.push_back(e.info);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PolicyInfo& a, const PolicyInfo& b) { return a.kind < b.kind; });
+  return out;
+}
+
+Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name) const {
+  auto known = [&](const std::string& kind) {
+    std::string s;
+    for (const auto& [n, e] : entries_)
+      if (e.info.kind == kind) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  };
+  auto unknown = [&](const std::string& what, const std::string& n, const std::string& kind) {
+    return Status::Error("unknown " + what + " '" + n + "' (known: " + known(kind) + ")");
+  };
+  std::string queue_name = "fifo", placement_name = name;
+  if (auto plus = name.find('+'); plus != std::string::npos) {
+    queue_name = name.substr(0, plus);
+    placement_name = name.substr(plus + 1);
+  } else if (name == "as-recorded") {
+    queue_name = "as-recorded";
+    placement_name = "first-fit";
+  } else if (auto it = entries_.find(name); it != entries_.end() && it->second.info.kind == "profile") {
+    queue_name = it->second.profile_queue;
+  } else if (auto q = entries_.find(name); q != entries_.end() && q->second.info.kind == "queue") {
+    placement_name = "first-fit";
+    queue_name = name;
+  }
+  auto q = entries_.find(queue_name);
+  if (q == entries_.end() || q->second.info.kind != "queue")
+    return unknown("queue policy", queue_name, "queue");
+  auto p = entries_.find(placement_name);
+  if (p == entries_.end() || !p->second.placement) {
+    if (name.find('+') == std::string::npos)
+      return Status::Error("unknown policy '" + name + "' (placements: " + known("placement") +
+                           "; profiles: " + known("profile") + "; queues: " + known("queue") +
+                           "; or QUEUE+PLACEMENT)");
+    return unknown("placement policy", placement_name, "placement");
+  }
+  return std::unique_ptr<Scheduler>(std::make_unique<ComposedScheduler>(
+      name, q->second.queue(), p->second.placement()));
+}
+
+PolicyRegistry BuiltinPolicies() {
+  PolicyRegistry r;
+  r.AddQueue({"fifo", "", "1", "first come first served by submit time; the head blocks the queue"},
+             MakeFifoQueue);
+  r.AddQueue({"fifo-skip", "", "1",
+              "submit order, but jobs that cannot start are skipped (kube-scheduler style)"},
+             MakeFifoSkipQueue);
+  r.AddQueue({"as-recorded", "", "1",
+              "starts each job at its recorded start time (identity replay for validation)"},
+             MakeAsRecordedQueue);
+  r.AddPlacement({"first-fit", "", "1", "lowest-indexed node that fits"}, MakeFirstFit);
+  r.AddPlacement({"best-fit", "", "1",
+                  "Borg-style tightest fit: node left with the fewest free GPUs"},
+                 MakeBestFit);
+  r.AddPlacement({"worst-fit", "", "1", "spread: node left with the most free GPUs"},
+                 MakeWorstFit);
+  return r;
+}
+
+}  // namespace utilsim

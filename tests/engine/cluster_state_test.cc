@@ -1,0 +1,97 @@
+#include "utilsim/engine/cluster_state.h"
+
+#include <gtest/gtest.h>
+
+namespace utilsim {
+namespace {
+
+ClusterSpec TwoModels() {
+  ClusterSpec s;
+  s.name = "t";
+  s.models = {{"A", 80LL << 30, 1.0}, {"B", 16LL << 30, 0.5}};
+  s.groups = {{"a", 2, "A", 8, 32000, 256LL << 30, 0, ""},
+              {"b", 1, "B", 4, 16000, 128LL << 30, 0, ""},
+              {"cpu", 1, "", 0, 64000, 256LL << 30, 0, ""}};
+  return s;
+}
+
+TEST(ClusterState, BuildsNodesAndTotals) {
+  auto c = ClusterState::Build(TwoModels());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const ClusterState& s = c.value();
+  EXPECT_EQ(s.num_nodes(), 4u);
+  EXPECT_EQ(s.total_gpus(), 20);
+  EXPECT_EQ(s.node(0).name, "a-0");
+  EXPECT_EQ(s.node(2).name, "b");
+  EXPECT_EQ(s.node(2).speed, 0.5);
+  EXPECT_EQ(s.Bucket(0, 8).size(), 2u);
+  EXPECT_EQ(s.Bucket(1, 4).size(), 1u);
+  EXPECT_EQ(s.Bucket(-1, 0).size(), 1u);
+}
+
+TEST(ClusterState, RejectsBadSpecs) {
+  ClusterSpec s = TwoModels();
+  s.groups[0].gpu_model = "Z";
+  EXPECT_NE(ClusterState::Build(s).status().message().find("unknown gpu_model 'Z'"),
+            std::string::npos);
+  s = TwoModels();
+  s.groups[1].count = 0;
+  EXPECT_FALSE(ClusterState::Build(s).ok());
+  s = TwoModels();
+  s.groups[1].gpus = 65;
+  EXPECT_FALSE(ClusterState::Build(s).ok());
+}
+
+TEST(ClusterState, AllocateUpdatesIndicesAndRejectsOvercommit) {
+  ClusterState s = ClusterState::Build(TwoModels()).value();
+  TaskDemand d{3, 1000, 4000, 8LL << 30, 0};
+  ASSERT_TRUE(s.Allocate({0, 0b111}, d).ok());
+  EXPECT_EQ(s.free_whole_gpus(0), 5);
+  EXPECT_EQ(s.free_cpu(0), 28000);
+  EXPECT_EQ(s.Bucket(0, 5).count(0), 1u);
+  EXPECT_EQ(s.Bucket(0, 8).count(0), 0u);
+  EXPECT_EQ(s.allocated_gpu_milli(), 3000);
+  // GPU 2 is taken: over-commit is refused and nothing changes.
+  Status bad = s.Allocate({0, 0b1100}, TaskDemand{2, 1000, 0, 0, 0});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("GPU 2 over-committed"), std::string::npos);
+  EXPECT_EQ(s.free_whole_gpus(0), 5);
+  // Wrong GPU count for the demand.
+  EXPECT_FALSE(s.Allocate({1, 0b1}, TaskDemand{2, 1000, 0, 0, 0}).ok());
+  // CPU over-commit.
+  EXPECT_FALSE(s.Allocate({1, 0b1}, TaskDemand{1, 1000, 40000, 0, 0}).ok());
+  s.Release({0, 0b111}, d);
+  EXPECT_EQ(s.free_whole_gpus(0), 8);
+  EXPECT_EQ(s.allocated_gpu_milli(), 0);
+  EXPECT_EQ(s.Bucket(0, 8).size(), 2u);
+}
+
+TEST(ClusterState, FractionalSharesAndPickGpus) {
+  ClusterState s = ClusterState::Build(TwoModels()).value();
+  TaskDemand half{1, 500, 0, 0, 0};
+  TaskDemand big{1, 700, 0, 0, 0};
+  ASSERT_EQ(s.PickGpus(0, half), 1u);  // all whole: lowest index
+  ASSERT_TRUE(s.Allocate({0, 1}, half).ok());
+  EXPECT_EQ(s.free_whole_gpus(0), 7);
+  // Another half prefers the partly used GPU 0 (tightest share that fits).
+  EXPECT_EQ(s.PickGpus(0, half), 1u);
+  // 700 does not fit GPU 0's 500 left: GPU 1.
+  EXPECT_EQ(s.PickGpus(0, big), 2u);
+  // Whole-GPU tasks take whole-free GPUs only: GPUs 1..3.
+  EXPECT_EQ(s.PickGpus(0, TaskDemand{3, 1000, 0, 0, 0}), 0b1110u);
+}
+
+TEST(ClusterState, FindFirstHonoursResourcesAndModels) {
+  ClusterState s = ClusterState::Build(TwoModels()).value();
+  const ModelMask only_b = s.ResolveModels({"B"});
+  EXPECT_EQ(s.FindFirst(0, TaskDemand{1, 1000, 0, 0, 0}, only_b), 2);
+  EXPECT_EQ(s.FindFirst(0, TaskDemand{5, 1000, 0, 0, 0}, only_b), -1);
+  // CPU-only task too big for GPU nodes' 32 cores goes to the CPU node.
+  EXPECT_EQ(s.FindFirst(0, TaskDemand{0, 1000, 40000, 0, 0}, kAnyModel), 3);
+  ASSERT_TRUE(s.Allocate({0, 0xFF}, TaskDemand{8, 1000, 0, 0, 0}).ok());
+  EXPECT_EQ(s.FindFirst(0, TaskDemand{8, 1000, 0, 0, 0}, kAnyModel), 1);
+  EXPECT_EQ(s.ResolveModels({"nope"}), 0u);
+}
+
+}  // namespace
+}  // namespace utilsim

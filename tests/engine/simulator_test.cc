@@ -1,0 +1,234 @@
+#include "utilsim/engine/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "engine/fake_scheduler.h"
+
+namespace utilsim {
+namespace {
+
+using testing::FakeFifo;
+
+ClusterSpec OneNode(int gpus, int count = 1) {
+  ClusterSpec s;
+  s.name = "one";
+  s.models = {{"G", 16LL << 30, 1.0}};
+  s.groups = {{"n", count, "G", gpus, 16000, 64LL << 30, 0, ""}};
+  return s;
+}
+
+Job MakeJob(const std::string& name, int64_t submit_s, int64_t runtime_s, int gpus,
+            float util = 1.0f, int tasks = 1) {
+  Job j;
+  j.name = name;
+  j.submit = Seconds(submit_s);
+  j.runtime = Seconds(runtime_s);
+  j.task.gpus = gpus;
+  j.util = util;
+  j.tasks = tasks;
+  return j;
+}
+
+TEST(Simulator, FifoOnOneNodeHandComputed) {
+  // 4 GPUs. a: t=0, 2 GPUs, 100 s. b: t=10, 4 GPUs, 50 s. c: t=20, 2 GPUs,
+  // 30 s. Strict FIFO: a runs 0..100; b waits for a (needs all 4) and runs
+  // 100..150; c is behind b and runs 150..180.
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 100, 2, 0.5f), MakeJob("b", 10, 50, 4), MakeJob("c", 20, 30, 2)};
+  w.Finalize();
+  FakeFifo s;
+  SimConfig cfg;
+  cfg.sample_interval = Seconds(25);
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& jobs = r.value().jobs;
+  EXPECT_EQ(jobs[0].start, Seconds(0));
+  EXPECT_EQ(jobs[0].finish, Seconds(100));
+  EXPECT_EQ(jobs[1].start, Seconds(100));
+  EXPECT_EQ(jobs[1].finish, Seconds(150));
+  EXPECT_EQ(jobs[2].start, Seconds(150));
+  EXPECT_EQ(jobs[2].finish, Seconds(180));
+  EXPECT_DOUBLE_EQ(jobs[1].wait_s(), 90);
+  EXPECT_DOUBLE_EQ(jobs[2].wait_s(), 130);
+  // a holds 2 GPUs for 100 s = 200 GPU-s, busy half of it.
+  EXPECT_DOUBLE_EQ(jobs[0].alloc_gpu_s, 200);
+  EXPECT_DOUBLE_EQ(jobs[0].useful_gpu_s, 100);
+  const Summary& sum = r.value().summary;
+  // Window 0..180 s on 4 GPUs = 720 GPU-s; allocated 200+200+60 = 460.
+  EXPECT_NEAR(sum.allocation_pct, 100.0 * 460 / 720, 1e-9);
+  // Useful 100 + 200 + 60 = 360.
+  EXPECT_NEAR(sum.effective_util_pct, 50.0, 1e-9);
+  EXPECT_EQ(sum.finished, 3);
+  // Samples every 25 s from 0: at t=0 a runs (2 GPUs, 1 busy), b and c not yet.
+  const auto& smp = r.value().samples;
+  ASSERT_GE(smp.size(), 8u);
+  EXPECT_EQ(smp[0].time, Seconds(0));
+  EXPECT_DOUBLE_EQ(smp[0].gpus_allocated, 2);
+  EXPECT_DOUBLE_EQ(smp[0].gpus_busy, 1);
+  EXPECT_EQ(smp[1].queued, 2);  // t=25: b and c wait
+  EXPECT_DOUBLE_EQ(smp[4].gpus_allocated, 4);  // t=100: b runs
+  EXPECT_DOUBLE_EQ(smp[6].gpus_allocated, 2);  // t=150: c runs
+  for (const auto& x : smp) EXPECT_GE(x.gpus_allocated, x.gpus_busy);
+}
+
+TEST(Simulator, SameTimeFinishThenArrivalThenPass) {
+  // a finishes at t=100 exactly when b arrives; finish is processed first,
+  // so b starts at 100 on the freed GPUs.
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 100, 4), MakeJob("b", 100, 10, 4)};
+  w.Finalize();
+  FakeFifo s;
+  SimConfig cfg;
+  std::vector<std::string> log;
+  cfg.observer = [&](Micros t, const char* what, JobIndex j) {
+    log.push_back(std::to_string(t.us / 1000000) + " " + what + " " + std::to_string(j));
+  };
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().jobs[1].start, Seconds(100));
+  const std::vector<std::string> expect = {"0 arrival 0", "0 pass 0",    "0 start 0",
+                                           "100 finish 0", "100 arrival 1", "100 pass 0",
+                                           "100 start 1", "110 finish 1", "110 pass 0"};
+  EXPECT_EQ(log, expect);
+}
+
+TEST(Simulator, RejectsJobsThatCanNeverFit) {
+  Workload w;
+  w.jobs = {MakeJob("too-big", 0, 10, 8), MakeJob("gang", 0, 10, 4, 1.0f, 3),
+            MakeJob("ok", 0, 10, 4, 1.0f, 2)};
+  w.jobs.push_back(MakeJob("model", 0, 10, 1));
+  w.jobs.back().gpu_models = {"H100"};
+  w.Finalize();
+  FakeFifo s;
+  auto r = Simulate(OneNode(4, 2), w, s, SimConfig{});
+  ASSERT_TRUE(r.ok());
+  const auto& j = r.value().jobs;
+  EXPECT_EQ(j[0].outcome, JobOutcome::kRejected);
+  EXPECT_NE(j[0].reason.find("no node can host one task"), std::string::npos);
+  EXPECT_EQ(j[1].outcome, JobOutcome::kRejected);
+  EXPECT_NE(j[1].reason.find("gang of 3 tasks exceeds the 2"), std::string::npos);
+  EXPECT_EQ(j[2].outcome, JobOutcome::kFinished);
+  EXPECT_EQ(j[3].outcome, JobOutcome::kRejected);
+  EXPECT_EQ(r.value().summary.rejected, 3);
+}
+
+TEST(Simulator, BadPlacementStopsRunNamingPolicy) {
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 10, 1)};
+  w.Finalize();
+  FakeFifo s;
+  s.corrupt = true;
+  auto r = Simulate(OneNode(4), w, s, SimConfig{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("policy 'fake' returned an invalid placement for job a"),
+            std::string::npos);
+}
+
+// Rate = 1 / (tasks on the node): two co-runners each run at half speed.
+class SharedNodeProgress final : public ProgressModel {
+ public:
+  std::string name() const override { return "shared-node"; }
+  double Rate(const Job&, const Placement& p, const ClusterState& c) const override {
+    return 1.0 / c.tasks_on(p.front().node);
+  }
+  bool interacts() const override { return true; }
+};
+
+TEST(Simulator, RatesChangeWhileRunning) {
+  // a: 0..?, 100 s of work; b arrives at 50 s with 100 s of work. a runs
+  // alone 50 s (50 done), then both at rate 1/2: a's last 50 s of work takes
+  // 100 s -> a ends at 150. b then has 50 done and runs alone: ends at 200.
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 100, 1), MakeJob("b", 50, 100, 1)};
+  w.Finalize();
+  FakeFifo s;
+  SharedNodeProgress model;
+  SimConfig cfg;
+  cfg.progress = &model;
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().jobs[0].finish, Seconds(150));
+  EXPECT_EQ(r.value().jobs[1].finish, Seconds(200));
+  // Useful work is what was recorded, whatever the slowdown.
+  EXPECT_DOUBLE_EQ(r.value().jobs[0].useful_gpu_s, 100);
+  EXPECT_DOUBLE_EQ(r.value().jobs[0].alloc_gpu_s, 150);
+}
+
+TEST(Simulator, HorizonLeavesJobsUnfinished) {
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 100, 4), MakeJob("b", 10, 100, 4)};
+  w.Finalize();
+  FakeFifo s;
+  SimConfig cfg;
+  cfg.horizon = Seconds(50);
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok());
+  const auto& j = r.value().jobs;
+  EXPECT_EQ(j[0].outcome, JobOutcome::kUnfinished);
+  EXPECT_DOUBLE_EQ(j[0].alloc_gpu_s, 200);  // 4 GPUs x 50 s
+  EXPECT_EQ(j[1].outcome, JobOutcome::kUnfinished);
+  EXPECT_EQ(j[1].start.us, -1);
+  EXPECT_EQ(r.value().summary.window_end, Seconds(50));
+}
+
+TEST(Simulator, SeriesProfileDrivesSampledBusy) {
+  // One job of 100 s on 2 GPUs: busy 0.2 for its first 40 s, then 1.0.
+  Workload w;
+  w.series.push_back(UtilSeries{{Seconds(0), Seconds(40)}, {0.2f, 1.0f}});
+  Job j = MakeJob("s", 0, 100, 2);
+  j.series = 0;
+  j.util = static_cast<float>(SeriesMean(w.series[0], j.runtime));
+  w.jobs = {j};
+  w.Finalize();
+  FakeFifo s;
+  SimConfig cfg;
+  cfg.sample_interval = Seconds(30);
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok());
+  const auto& smp = r.value().samples;
+  ASSERT_GE(smp.size(), 3u);
+  EXPECT_NEAR(smp[0].gpus_busy, 0.4, 1e-6);  // t=0: 2 x 0.2
+  EXPECT_NEAR(smp[1].gpus_busy, 0.4, 1e-6);  // t=30
+  EXPECT_NEAR(smp[2].gpus_busy, 2.0, 1e-6);  // t=60
+  // Useful = 2 GPUs x (40 x 0.2 + 60 x 1.0) = 136 GPU-s.
+  EXPECT_NEAR(r.value().jobs[0].useful_gpu_s, 136, 1e-3);
+}
+
+TEST(Simulator, ParallelRunsInThreadsMatchSequential) {
+  Workload w;
+  for (int i = 0; i < 200; ++i)
+    w.jobs.push_back(MakeJob("j" + std::to_string(i), i * 7, 50 + (i * 37) % 300, 1 + i % 4,
+                             0.3f + 0.005f * (i % 100)));
+  w.Finalize();
+  FakeFifo s0;
+  auto ref = Simulate(OneNode(8, 3), w, s0, SimConfig{});
+  ASSERT_TRUE(ref.ok());
+  std::vector<Result<RunResult>> out(4, Status::Error("not run"));
+  std::vector<std::thread> threads;
+  std::vector<FakeFifo> scheds(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] { out[t] = Simulate(OneNode(8, 3), w, scheds[t], SimConfig{}); });
+  for (auto& th : threads) th.join();
+  for (const auto& r : out) {
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r.value().jobs.size(), ref.value().jobs.size());
+    for (size_t i = 0; i < r.value().jobs.size(); ++i) {
+      EXPECT_EQ(r.value().jobs[i].start, ref.value().jobs[i].start);
+      EXPECT_EQ(r.value().jobs[i].finish, ref.value().jobs[i].finish);
+    }
+    EXPECT_EQ(r.value().summary.alloc_gpu_h, ref.value().summary.alloc_gpu_h);
+  }
+}
+
+TEST(Summary, NearestRankPercentiles) {
+  EXPECT_EQ(Percentile({}, 50), 0);
+  EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 50), 3);
+  EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 95), 5);
+  EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 20), 1);
+  EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 21), 2);
+}
+
+}  // namespace
+}  // namespace utilsim

@@ -1,0 +1,110 @@
+#include "utilsim/policies/registry.h"
+
+#include <gtest/gtest.h>
+
+namespace utilsim {
+namespace {
+
+bool Contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(Registry, BuiltinsListedWithVersions) {
+  auto list = BuiltinPolicies().List();
+  std::vector<std::string> names;
+  for (const auto& p : list) {
+    names.push_back(p.kind + ":" + p.name + "@" + p.version);
+    EXPECT_FALSE(p.description.empty()) << p.name;
+  }
+  const std::vector<std::string> expect = {"placement:best-fit@1", "placement:first-fit@1",
+                                           "placement:worst-fit@1", "queue:as-recorded@1",
+                                           "queue:fifo@1", "queue:fifo-skip@1"};
+  EXPECT_EQ(names, expect);
+}
+
+TEST(Registry, MakesSchedulersFromNames) {
+  PolicyRegistry r = BuiltinPolicies();
+  auto a = r.Make("best-fit");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.value()->queue_policy().name, "fifo");
+  EXPECT_EQ(a.value()->placement_policy().name, "best-fit");
+  auto b = r.Make("fifo-skip+worst-fit");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b.value()->queue_policy().name, "fifo-skip");
+  EXPECT_EQ(b.value()->label(), "fifo-skip+worst-fit");
+  auto c = r.Make("as-recorded");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.value()->queue_policy().name, "as-recorded");
+  EXPECT_EQ(c.value()->placement_policy().name, "first-fit");
+}
+
+TEST(Registry, UnknownNamesListKnownOnes) {
+  PolicyRegistry r = BuiltinPolicies();
+  auto a = r.Make("tightest");
+  ASSERT_FALSE(a.ok());
+  EXPECT_TRUE(Contains(a.status().message(), "unknown policy 'tightest'"));
+  EXPECT_TRUE(Contains(a.status().message(), "best-fit"));
+  auto b = r.Make("lifo+best-fit");
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(Contains(b.status().message(), "unknown queue policy 'lifo'"));
+  auto c = r.Make("fifo+nope");
+  EXPECT_TRUE(Contains(c.status().message(), "unknown placement policy 'nope'"));
+}
+
+TEST(Profiles, LoadsAndRuns) {
+  PolicyRegistry r = BuiltinPolicies();
+  Status s = LoadProfilesFromString(R"(profiles:
+  - name: tight
+    description: tight GPUs then CPU
+    queue: fifo-skip
+    filters: [resources-fit, gpu-model]
+    scores:
+      - {plugin: gpu-least-leftover, weight: 10}
+      - {plugin: cpu-least-leftover, weight: 1}
+)",
+                                    "p.yaml", &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto sched = r.Make("tight");
+  ASSERT_TRUE(sched.ok());
+  EXPECT_EQ(sched.value()->placement_policy().name, "tight");
+  EXPECT_EQ(sched.value()->queue_policy().name, "fifo-skip");
+}
+
+struct BadProfile {
+  const char* yaml;
+  const char* message;
+};
+
+TEST(Profiles, BadProfilesNameFileLineAndKey) {
+  const BadProfile cases[] = {
+      {"profiles:\n  - name: x\n    filters: [resources-fit]\n    scores: [{plugin: magic}]\n",
+       "p.yaml:4: plugin: unknown score plugin 'magic'"},
+      {"profiles:\n  - name: x\n    filters: [gpu-model]\n",
+       "p.yaml:3: filters: profile has no resources-fit filter, so it could over-commit a node"},
+      {"profiles:\n  - name: x\n    filters: [resources-fit]\n    scores:\n"
+       "      - {plugin: gpu-least-leftover, weight: 500}\n",
+       "p.yaml:5: weight: expected 1..100, got 500"},
+      {"profiles:\n  - name: x\n    filters: [resources-fit]\n    color: red\n",
+       "p.yaml:4: color: unknown key"},
+      {"profiles:\n  - name: best-fit\n    filters: [resources-fit]\n",
+       "p.yaml:2: name: 'best-fit' is already registered"},
+      {"profiles:\n  - name: x\n    queue: lifo\n    filters: [resources-fit]\n",
+       "p.yaml:3: queue: unknown queue policy 'lifo'"},
+      {"profiles:\n  - name: x\n    filters: [resources-fit, spin]\n",
+       "p.yaml:3: filters: unknown filter plugin 'spin'"},
+      {"profiles: [\n", "p.yaml:"},
+      {"policies: []\n", "p.yaml: expected a top-level 'profiles:' list"},
+  };
+  for (const auto& c : cases) {
+    PolicyRegistry r = BuiltinPolicies();
+    Status s = LoadProfilesFromString(c.yaml, "p.yaml", &r);
+    ASSERT_FALSE(s.ok()) << c.yaml;
+    EXPECT_TRUE(Contains(s.message(), c.message)) << s.message();
+  }
+  PolicyRegistry r = BuiltinPolicies();
+  EXPECT_TRUE(Contains(LoadProfiles("/nonexistent/p.yaml", &r).message(),
+                       "/nonexistent/p.yaml: cannot read profile file"));
+}
+
+}  // namespace
+}  // namespace utilsim
