@@ -25,8 +25,9 @@ uint32_t Workload::InternTenant(const std::string& name) {
 
 void Workload::Finalize() {
   if (tenants.empty()) tenants.push_back("default");
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
+  if (!std::is_sorted(jobs.begin(), jobs.end(), by_submit))
+    std::stable_sort(jobs.begin(), jobs.end(), by_submit);
 }
 
 double SeriesMean(const UtilSeries& s, Micros runtime) {

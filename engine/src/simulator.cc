@@ -451,8 +451,17 @@ RunResult Simulation::Finish() {
                " queued jobs could not start (nothing running, nothing arriving); ";
   if (stopped_at_horizon_) m.notes += "stopped at horizon; ";
   out.samples = std::move(samples_);
-  out.summary = ComputeSummary(out.jobs, cluster_.total_gpus(), window_start_, window_end,
-                               cfg_.price_per_gpu_h);
+  Micros ws = window_start_, we = window_end;
+  if (cfg_.window == Window::kArrivals && n > 0) {
+    const Micros a = window_start_ + cfg_.warmup;
+    const Micros b = std::min(w_.jobs.back().submit, window_end);
+    if (b > a) {
+      ws = a;
+      we = b;
+    }
+  }
+  out.summary = ComputeSummary(out.jobs, cluster_.total_gpus(), ws, we,
+                               (window_end - window_start_).seconds(), cfg_.price_per_gpu_h);
   out.summary.events = events_processed_;
   return out;
 }

@@ -25,7 +25,8 @@ double Mean(const std::vector<double>& v) {
 }  // namespace
 
 Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus,
-                       Micros window_start, Micros window_end, double price_per_gpu_h) {
+                       Micros window_start, Micros window_end, double makespan_s,
+                       double price_per_gpu_h) {
   Summary s;
   s.capacity_gpus = capacity_gpus;
   s.window_start = window_start;
@@ -41,8 +42,16 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
       case JobOutcome::kRejected: ++s.rejected; break;
       case JobOutcome::kUnfinished: ++s.unfinished; break;
     }
-    alloc_s += r.alloc_gpu_s;
-    useful_s += r.useful_gpu_s;
+    if (r.start.us >= 0 && r.gpu_milli > 0 && r.alloc_gpu_s > 0) {
+      const double gpus = static_cast<double>(r.gpu_milli) / 1000.0;
+      const double from = std::max(r.start.seconds(), window_start.seconds());
+      const double to = std::min(r.start.seconds() + r.alloc_gpu_s / gpus, window_end.seconds());
+      if (to > from) {
+        const double in = gpus * (to - from);
+        alloc_s += in;
+        useful_s += r.useful_gpu_s * in / r.alloc_gpu_s;
+      }
+    }
     if (r.start.us >= 0) waits.push_back(r.wait_s());
     if (r.outcome == JobOutcome::kFinished) {
       const double jct = r.jct_s();
@@ -74,7 +83,7 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
   s.slowdown_mean = Mean(slowdowns);
   s.slowdown_p50 = Percentile(slowdowns, 50);
   s.slowdown_p95 = Percentile(std::move(slowdowns), 95);
-  s.makespan_s = (window_end - window_start).seconds();
+  s.makespan_s = makespan_s;
   double sum = 0, sum_sq = 0;
   for (const auto& [tenant, v] : tenant_slowdown) {
     const double x = v.first / static_cast<double>(v.second);

@@ -41,6 +41,7 @@ TEST(Simulator, FifoOnOneNodeHandComputed) {
   FakeFifo s;
   SimConfig cfg;
   cfg.sample_interval = Seconds(25);
+  cfg.window = Window::kFull;
   auto r = Simulate(OneNode(4), w, s, cfg);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto& jobs = r.value().jobs;
@@ -71,6 +72,31 @@ TEST(Simulator, FifoOnOneNodeHandComputed) {
   EXPECT_DOUBLE_EQ(smp[4].gpus_allocated, 4);  // t=100: b runs
   EXPECT_DOUBLE_EQ(smp[6].gpus_allocated, 2);  // t=150: c runs
   for (const auto& x : smp) EXPECT_GE(x.gpus_allocated, x.gpus_busy);
+}
+
+TEST(Simulator, ArrivalsWindowClipsAllocation) {
+  // Same jobs as above; the arrivals window is [0, 20] s (first to last
+  // submit). Inside it only a runs: 2 GPUs x 20 s = 40 GPU-s of 4 x 20 = 80
+  // -> 50 %; useful 0.5 x 40 = 20 -> 25 %. With a 5 s warm-up: [5, 20] ->
+  // 30 of 60 GPU-s, still 50 % / 25 %, and window_start = 5 s.
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 100, 2, 0.5f), MakeJob("b", 10, 50, 4), MakeJob("c", 20, 30, 2)};
+  w.Finalize();
+  FakeFifo s;
+  SimConfig cfg;
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().summary.window_end, Seconds(20));
+  EXPECT_NEAR(r.value().summary.allocation_pct, 50.0, 1e-9);
+  EXPECT_NEAR(r.value().summary.effective_util_pct, 25.0, 1e-9);
+  EXPECT_NEAR(r.value().summary.alloc_gpu_h, 40.0 / 3600, 1e-12);
+  EXPECT_DOUBLE_EQ(r.value().summary.makespan_s, 180);
+  FakeFifo s2;
+  cfg.warmup = Seconds(5);
+  auto r2 = Simulate(OneNode(4), w, s2, cfg);
+  EXPECT_EQ(r2.value().summary.window_start, Seconds(5));
+  EXPECT_NEAR(r2.value().summary.alloc_gpu_h, 30.0 / 3600, 1e-12);
+  EXPECT_NEAR(r2.value().summary.allocation_pct, 50.0, 1e-9);
 }
 
 TEST(Simulator, SameTimeFinishThenArrivalThenPass) {
@@ -163,6 +189,7 @@ TEST(Simulator, HorizonLeavesJobsUnfinished) {
   FakeFifo s;
   SimConfig cfg;
   cfg.horizon = Seconds(50);
+  cfg.window = Window::kFull;
   auto r = Simulate(OneNode(4), w, s, cfg);
   ASSERT_TRUE(r.ok());
   const auto& j = r.value().jobs;

@@ -70,9 +70,11 @@ struct Sample {
 struct Summary {
   int64_t jobs = 0, finished = 0, rejected = 0, unfinished = 0;
   int64_t capacity_gpus = 0;
-  Micros window_start{0}, window_end{0};  // first submit .. last finish (or horizon)
-  double alloc_gpu_h = 0;    // GPU-hours held by jobs
-  double useful_gpu_h = 0;   // GPU-hours of busy work
+  // The measurement window the GPU-hour and percentage figures cover (see
+  // SimConfig::window): job allocations are clipped to it.
+  Micros window_start{0}, window_end{0};
+  double alloc_gpu_h = 0;    // GPU-hours held by jobs inside the window
+  double useful_gpu_h = 0;   // GPU-hours of busy work inside the window
   double idle_alloc_gpu_h = 0;  // alloc - useful
   double allocation_pct = 0;  // alloc / (capacity x window) x 100
   double effective_util_pct = 0;  // useful / (capacity x window) x 100
@@ -82,7 +84,7 @@ struct Summary {
   double jct_mean_s = 0, jct_p50_s = 0, jct_p95_s = 0;
   // Bounded slowdown: max(1, JCT / max(runtime, 10 s)).
   double slowdown_mean = 0, slowdown_p50 = 0, slowdown_p95 = 0;
-  double makespan_s = 0;
+  double makespan_s = 0;  // first submit to last finish (or the stop time)
   // Jain's fairness index over tenants' mean bounded slowdown (1 = fair).
   double tenant_fairness = 1;
   int64_t events = 0;  // events processed
@@ -109,11 +111,15 @@ struct RunResult {
   Summary summary;
 };
 
-// Summary figures from per-job records. capacity_gpus x (window_end -
-// window_start) is the GPU time the percentages refer to. Percentiles use the
-// nearest-rank method. Wait figures cover every job that started; JCT and
-// slowdown cover finished jobs.
+// Summary figures from per-job records. Allocation and useful work are
+// clipped to [window_start, window_end]; capacity_gpus x that window is the
+// GPU time the percentages refer to. A job's useful work inside the window is
+// its useful total pro rata of its allocated time inside the window (exact
+// for constant utilization and rate). Percentiles use the nearest-rank
+// method. Wait figures cover every job that started; JCT and slowdown cover
+// finished jobs.
 Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus,
-                       Micros window_start, Micros window_end, double price_per_gpu_h);
+                       Micros window_start, Micros window_end, double makespan_s,
+                       double price_per_gpu_h);
 
 }  // namespace utilsim

@@ -16,11 +16,23 @@
 
 namespace utilsim {
 
+// Which period the summary's allocation and utilization figures measure.
+enum class Window {
+  // [first submit + warmup, last submit]: the period while the trace offers
+  // load; excludes the drain after the last arrival (the usual choice for
+  // steady-state figures). Falls back to kFull when that is empty.
+  kArrivals,
+  // [first submit, last finish] (or the stop time): everything.
+  kFull,
+};
+
 struct SimConfig {
   Micros sample_interval = Seconds(300);  // > 0
   Micros horizon = kNever;  // events after this time are not processed
   uint64_t seed = 1;        // recorded in results; policies draw from it
   double price_per_gpu_h = 2.0;  // USD per GPU-hour, for the idle cost figure
+  Window window = Window::kArrivals;
+  Micros warmup{0};  // skipped at the start of a kArrivals window
   // Progress model; nullptr = WholeGpuProgress. Not owned.
   const ProgressModel* progress = nullptr;
   // Called for every event processed, with a one-word description
