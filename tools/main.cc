@@ -1,1 +1,3 @@
-int main() { return 0; }
+#include "utilsim/tools/cli.h"
+
+int main(int argc, char** argv) { return utilsim::tools::RunMain(argc, argv); }

@@ -45,7 +45,8 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
   s.free_cpu_.resize(nn);
   s.free_mem_.resize(nn);
   s.tasks_on_.assign(nn, 0);
-  s.buckets_.resize(static_cast<size_t>(s.num_models() + 1) * (s.max_gpus_ + 1));
+  s.buckets_.assign(static_cast<size_t>(s.num_models() + 1) * (s.max_gpus_ + 1),
+                    NodeSet(nn));
   int32_t off = 0;
   for (NodeIndex i = 0; i < nn; ++i) {
     const NodeInfo& n = s.nodes_[i];
@@ -196,7 +197,7 @@ void ClusterState::UpdateTree(NodeIndex n) {
   }
 }
 
-const std::set<NodeIndex>& ClusterState::Bucket(int model, int k) const {
+const NodeSet& ClusterState::Bucket(int model, int k) const {
   return buckets_[static_cast<size_t>(model + 1) * (max_gpus_ + 1) + k];
 }
 

@@ -82,8 +82,11 @@ class Simulation final : public PassContext {
   std::vector<ModelMask> masks_;
   std::vector<JobRun> runs_;
   std::vector<std::vector<JobIndex>> on_node_;  // running jobs per node, if interacts()
-  std::map<std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>, std::string>
-      feasibility_;
+  struct NodeShape {
+    NodeIndex example;
+    int64_t count;
+  };
+  std::vector<NodeShape> shapes_;  // distinct (model, GPUs, CPU, memory) node shapes
   std::vector<Sample> samples_;
   int64_t running_ = 0;
   int64_t events_processed_ = 0;
@@ -96,35 +99,32 @@ class Simulation final : public PassContext {
 };
 
 std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
-  auto key = std::make_tuple(job.tasks, job.task.gpus, job.task.gpu_milli, job.task.cpu_milli,
-                             job.task.mem_bytes, job.task.gpu_mem_bytes, mask);
-  auto it = feasibility_.find(key);
-  if (it != feasibility_.end()) return it->second;
-  // How many tasks of this shape the empty cluster could host at once.
+  // How many tasks of this shape the empty cluster could host at once,
+  // computed over distinct node shapes (few, however many nodes there are).
   int64_t capacity = 0;
   const TaskDemand& d = job.task;
-  for (NodeIndex n = 0; n < cluster_.num_nodes() && capacity < job.tasks; ++n) {
-    if (!cluster_.CouldEverHost(n, d, mask)) continue;
-    const NodeInfo& info = cluster_.node(n);
+  for (const NodeShape& shape : shapes_) {
+    if (capacity >= job.tasks) break;
+    if (!cluster_.CouldEverHost(shape.example, d, mask)) continue;
+    const NodeInfo& info = cluster_.node(shape.example);
     int64_t k = INT64_MAX;
     if (d.cpu_milli > 0) k = std::min(k, info.cpu_milli / d.cpu_milli);
     if (d.mem_bytes > 0) k = std::min(k, info.mem_bytes / d.mem_bytes);
     if (d.gpus > 0) k = std::min<int64_t>(k, d.fractional() ? info.gpus * (1000 / d.gpu_milli)
                                                              : info.gpus / d.gpus);
-    capacity += std::min<int64_t>(k, job.tasks);
+    capacity += std::min<int64_t>(k, job.tasks) * shape.count;
   }
-  std::string reason;
   if (capacity == 0) {
-    reason = "no node can host one task (" + std::to_string(d.gpus) + " GPU x " +
-             std::to_string(d.gpu_milli) + " milli, " + std::to_string(d.cpu_milli) +
-             " milli-CPU, " + std::to_string(d.mem_bytes >> 20) + " MiB" +
-             (job.gpu_models.empty() ? std::string() : ", allowed GPU models restricted") + ")";
-  } else if (capacity < job.tasks) {
-    reason = "gang of " + std::to_string(job.tasks) + " tasks exceeds the " +
-             std::to_string(capacity) + " such tasks the whole cluster can hold";
+    return "no node can host one task (" + std::to_string(d.gpus) + " GPU x " +
+           std::to_string(d.gpu_milli) + " milli, " + std::to_string(d.cpu_milli) +
+           " milli-CPU, " + std::to_string(d.mem_bytes >> 20) + " MiB" +
+           (job.gpu_models.empty() ? std::string() : ", allowed GPU models restricted") + ")";
   }
-  feasibility_.emplace(key, reason);
-  return reason;
+  if (capacity < job.tasks) {
+    return "gang of " + std::to_string(job.tasks) + " tasks exceeds the " +
+           std::to_string(capacity) + " such tasks the whole cluster can hold";
+  }
+  return {};
 }
 
 void Simulation::SchedulePass(Micros t) {
@@ -247,7 +247,8 @@ void Simulation::DoFinish(JobIndex j) {
   }
   Observe("finish", j);
   sched_.OnFinish(j, now_);
-  SchedulePass(now_);
+  // Freed resources matter only to queued jobs (arrivals schedule their own).
+  if (sched_.queued() > 0) SchedulePass(now_);
 }
 
 void Simulation::DoSample() {
@@ -329,6 +330,16 @@ Result<RunResult> Simulation::Run() {
   }
   if (cfg_.sample_interval.us <= 0) return Status::Error("sample interval must be > 0");
   if (progress_->interacts()) on_node_.assign(cluster_.num_nodes(), {});
+  {
+    std::map<std::tuple<int32_t, int32_t, int64_t, int64_t>, size_t> seen;
+    for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) {
+      const NodeInfo& info = cluster_.node(i);
+      auto [it, fresh] = seen.emplace(
+          std::make_tuple(info.model, info.gpus, info.cpu_milli, info.mem_bytes), shapes_.size());
+      if (fresh) shapes_.push_back({i, 0});
+      ++shapes_[it->second].count;
+    }
+  }
   if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
   if (n == 0) return Finish();
 

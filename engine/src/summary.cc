@@ -7,12 +7,18 @@
 
 namespace utilsim {
 
-double Percentile(std::vector<double> values, double p) {
+namespace {
+double SortedPercentile(const std::vector<double>& values, double p) {
   if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
   const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
   const size_t idx = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
   return values[std::min(idx, values.size() - 1)];
+}
+}  // namespace
+
+double Percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return SortedPercentile(values, p);
 }
 
 namespace {
@@ -72,6 +78,10 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
     s.effective_util_pct = 100.0 * useful_s / cap_s;
   }
   s.idle_cost = s.idle_alloc_gpu_h * price_per_gpu_h;
+  std::sort(waits.begin(), waits.end());
+  std::sort(jcts.begin(), jcts.end());
+  std::sort(slowdowns.begin(), slowdowns.end());
+  auto Percentile = SortedPercentile;
   s.wait_mean_s = Mean(waits);
   s.wait_p50_s = Percentile(waits, 50);
   s.wait_p95_s = Percentile(waits, 95);
@@ -82,7 +92,7 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
   s.jct_p95_s = Percentile(jcts, 95);
   s.slowdown_mean = Mean(slowdowns);
   s.slowdown_p50 = Percentile(slowdowns, 50);
-  s.slowdown_p95 = Percentile(std::move(slowdowns), 95);
+  s.slowdown_p95 = Percentile(slowdowns, 95);
   s.makespan_s = makespan_s;
   double sum = 0, sum_sq = 0;
   for (const auto& [tenant, v] : tenant_slowdown) {

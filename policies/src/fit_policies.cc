@@ -7,6 +7,12 @@ namespace utilsim {
 
 std::optional<Placement> PlaceTasks(const Job& job, ModelMask mask, ClusterState& c,
                                     const NodeChooser& choose) {
+  if (job.tasks == 1) {  // nothing to reserve for: no later task to see it
+    const int64_t n = choose(job.task, mask, c);
+    if (n < 0) return std::nullopt;
+    const NodeIndex node = static_cast<NodeIndex>(n);
+    return Placement{TaskPlacement{node, c.PickGpus(node, job.task)}};
+  }
   Placement p;
   p.reserve(static_cast<size_t>(job.tasks));
   bool ok = true;

@@ -17,12 +17,12 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/job.h"
+#include "utilsim/engine/node_set.h"
 #include "utilsim/engine/placement.h"
 #include "utilsim/engine/status.h"
 
@@ -85,7 +85,7 @@ class ClusterState {
 
   // --- indices ---
   // Nodes of `model` (-1 for CPU-only) with exactly k whole-free GPUs.
-  const std::set<NodeIndex>& Bucket(int model, int k) const;
+  const NodeSet& Bucket(int model, int k) const;
   // Leftmost node with index >= from that can host d now, or -1.
   int64_t FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask) const;
 
@@ -119,7 +119,7 @@ class ClusterState {
   std::vector<int64_t> free_cpu_, free_mem_;
   std::vector<int32_t> tasks_on_;
   // buckets_[(model + 1) * (max_gpus_ + 1) + k]
-  std::vector<std::set<NodeIndex>> buckets_;
+  std::vector<NodeSet> buckets_;
   std::vector<Maxes> tree_;
   size_t leaves_ = 1;
   int max_gpus_ = 0;

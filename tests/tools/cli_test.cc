@@ -1,0 +1,152 @@
+// End-to-end tests of the `utilsim` binary: plumbing, determinism and every
+// bad input of the command line.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "testutil/testutil.h"
+#include "utilsim/tools/result_store.h"
+
+namespace utilsim {
+namespace {
+
+namespace fs = std::filesystem;
+using testutil::Fixture;
+using testutil::RunCli;
+
+std::string CliArgs(const std::string& jobs) {
+  return "--trace " + Fixture("cli/" + jobs) + " --cluster " + Fixture("cli/cluster.yaml");
+}
+
+bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(Cli, HelpListsCommandsAndUnits) {
+  std::string out;
+  EXPECT_EQ(RunCli("--help", &out), 0);
+  for (const char* cmd : {"run", "compare", "policies", "demo", "formats"}) EXPECT_TRUE(Has(out, cmd));
+  EXPECT_EQ(RunCli("run --help", &out), 0);
+  for (const char* opt : {"--trace", "--format", "--cluster", "--policy", "--seed", "--out",
+                          "--sample-interval", "--price"})
+    EXPECT_TRUE(Has(out, opt)) << opt;
+  EXPECT_TRUE(Has(out, "Seconds"));
+  EXPECT_EQ(RunCli("compare --help", &out), 0);
+  EXPECT_TRUE(Has(out, "--policies"));
+  EXPECT_TRUE(Has(out, "--baseline"));
+}
+
+TEST(Cli, PoliciesListsEveryBuiltin) {
+  std::string out;
+  ASSERT_EQ(RunCli("policies", &out), 0);
+  for (const char* p : {"fifo", "fifo-skip", "as-recorded", "first-fit", "best-fit", "worst-fit"})
+    EXPECT_TRUE(Has(out, p)) << p;
+}
+
+TEST(Cli, RunWritesHandComputedResults) {
+  // Nodes gpu-0/gpu-1 with 4 GPUs; strict FIFO + best-fit:
+  //   a 0..100 gpu-0; b 10..60 gpu-1; c (2 GPUs) waits for b: 60..90 gpu-1;
+  //   d (2 x 4 GPUs) needs both nodes: after a ends, 100..140; too-big rejected.
+  const std::string db = testutil::TempDir() + "/r.db";
+  std::string out;
+  ASSERT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --policy best-fit --out " + db, &out), 0) << out;
+  auto runs = ReadResults(db);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const auto& jobs = runs.value()[0].jobs;
+  ASSERT_EQ(jobs.size(), 5u);
+  const int64_t start[] = {0, 10, 60, 100, -1};
+  const int64_t finish[] = {100, 60, 90, 140, -1};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(jobs[i].start.us, start[i] < 0 ? -1 : start[i] * 1000000) << jobs[i].name;
+    EXPECT_EQ(jobs[i].finish.us, finish[i] < 0 ? -1 : finish[i] * 1000000) << jobs[i].name;
+  }
+  EXPECT_EQ(jobs[3].placement, "gpu-0:0,1,2,3;gpu-1:0,1,2,3");
+  EXPECT_EQ(jobs[4].outcome, JobOutcome::kRejected);
+  EXPECT_TRUE(Has(jobs[4].reason, "no node can host one task"));
+  EXPECT_EQ(runs.value()[0].meta.placement_policy, "best-fit");
+  EXPECT_EQ(runs.value()[0].meta.queue_policy, "fifo");
+  EXPECT_EQ(runs.value()[0].meta.utilsim_version, "0.1.0");
+  EXPECT_EQ(runs.value()[0].meta.input_digest.size(), 33u);  // two 16-hex digests
+  EXPECT_TRUE(Has(out, "Results written to " + db));
+}
+
+TEST(Cli, SameSeedByteIdenticalDifferentSeedDifferentJobs) {
+  const std::string dir = testutil::TempDir();
+  std::string out;
+  const std::string args = "compare --trace builtin:demo --jobs 1500 --policies first-fit,best-fit";
+  ASSERT_EQ(RunCli(args + " --seed 7 --out " + dir + "/a.db", &out), 0) << out;
+  ASSERT_EQ(RunCli(args + " --seed 7 --out " + dir + "/b.db", &out), 0) << out;
+  ASSERT_EQ(RunCli(args + " --seed 8 --out " + dir + "/c.db", &out), 0) << out;
+  const std::string a = testutil::ReadFile(dir + "/a.db");
+  EXPECT_GT(a.size(), 10000u);
+  EXPECT_EQ(a, testutil::ReadFile(dir + "/b.db"));
+  auto ra = ReadResults(dir + "/a.db"), rc = ReadResults(dir + "/c.db");
+  ASSERT_TRUE(ra.ok() && rc.ok());
+  EXPECT_NE(ra.value()[0].meta.input_digest, rc.value()[0].meta.input_digest);
+  int differ = 0;
+  for (size_t i = 0; i < 1500; ++i)
+    differ += ra.value()[0].jobs[i].recorded_runtime != rc.value()[0].jobs[i].recorded_runtime;
+  EXPECT_GT(differ, 1000);
+  // Useful work is the same under both policies of one run (conservation).
+  double u0 = 0, u1 = 0;
+  for (const auto& j : ra.value()[0].jobs) u0 += j.useful_gpu_s;
+  for (const auto& j : ra.value()[1].jobs) u1 += j.useful_gpu_s;
+  EXPECT_NEAR(u0, u1, 1e-6 * u0);
+}
+
+struct BadCase {
+  std::string args;
+  std::string message;
+};
+
+TEST(Cli, BadInputsGiveOneLineErrorsAndNoResultFile) {
+  const std::string dir = testutil::TempDir();
+  const std::string db = dir + "/never.db";
+  const std::vector<BadCase> cases = {
+      {"run " + CliArgs("bad_row.csv"), "bad_row.csv:3: field 'runtime_s'"},
+      {"run " + CliArgs("bad_duration.csv"), "bad_duration.csv:3: field 'runtime_s'"},
+      {"run " + CliArgs("bad_column.csv"), "colour"},
+      {"run " + CliArgs("short_row.csv"), "short_row.csv:2:"},
+      {"run " + CliArgs("jobs.csv") + " --policy tightest", "unknown policy 'tightest'"},
+      {"run --trace " + Fixture("cli/jobs.csv"), "--cluster: required"},
+      {"run --trace /nonexistent/jobs.csv --cluster " + Fixture("cli/cluster.yaml"),
+       "/nonexistent/jobs.csv"},
+      {"run " + CliArgs("jobs.csv") + " --out /nonexistent-dir/x.db", "/nonexistent-dir"},
+      {"run " + CliArgs("jobs.csv") + " --format swf-ish", "unknown trace format 'swf-ish'"},
+      {"run " + CliArgs("jobs.csv") + " --sample-interval 0", "--sample-interval"},
+      {"compare " + CliArgs("jobs.csv") + " --policies best-fit --baseline worst-fit",
+       "--baseline: 'worst-fit' is not one of --policies"},
+      {"run --trace builtin:nope", "unknown built-in workload"},
+  };
+  for (const auto& c : cases) {
+    std::string out;
+    const int rc = RunCli(c.args + (Has(c.args, "--out") ? "" : " --out " + db), &out);
+    EXPECT_EQ(rc, 1) << c.args << "\n" << out;
+    EXPECT_TRUE(Has(out, "utilsim: error: ")) << out;
+    EXPECT_TRUE(Has(out, c.message)) << c.args << "\n" << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_FALSE(fs::exists(db)) << c.args;
+  }
+  std::string out;
+  EXPECT_NE(RunCli("run --no-such-option", &out), 0);
+  EXPECT_NE(RunCli("frobnicate", &out), 0);
+}
+
+TEST(Cli, OutputPathThatIsADirectoryIsRefused) {
+  const std::string dir = testutil::TempDir();
+  std::string out;
+  EXPECT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --out " + dir, &out), 1);
+  EXPECT_TRUE(Has(out, "is a directory")) << out;
+}
+
+TEST(Cli, CsvExportWritesThreeFiles) {
+  const std::string dir = testutil::TempDir();
+  std::string out;
+  ASSERT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --csv " + dir, &out), 0) << out;
+  for (const char* f : {"runs.csv", "jobs.csv", "samples.csv"})
+    EXPECT_TRUE(fs::exists(dir + "/" + f)) << f;
+  const std::string jobs = testutil::ReadFile(dir + "/jobs.csv");
+  EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 6);  // header + 5 jobs
+}
+
+}  // namespace
+}  // namespace utilsim

@@ -1,0 +1,144 @@
+// Canonical jobs CSV: every bad input gives one exact message naming the
+// file, the line and the field.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "testutil/testutil.h"
+#include "utilsim/traces/canonical.h"
+
+namespace utilsim::traces {
+namespace {
+
+using testutil::TempDir;
+using testutil::WriteFile;
+
+struct BadCase {
+  const char* label;
+  const char* text;     // the jobs file
+  const char* message;  // expected message after "<path>:"
+};
+
+// clang-format off
+const BadCase kCases[] = {
+    {"malformed row", "id,submit_s,runtime_s,gpus\na,0,10,1\nb,0,10\n",
+     "3: expected 4 fields (as in the header), got 3"},
+    {"unterminated quote", "id,submit_s,runtime_s\n\"a,0,10\n",
+     "2: unterminated quoted field 1"},
+    {"unknown column", "id,submit_s,runtime_s,gpu\na,0,1,1\n",
+     "1: unknown column 'gpu' (known: id, submit_s, runtime_s, tasks, gpus, gpu_milli, "
+     "cpu_milli, mem_mib, gpu_mem_mib, gpu_models, tenant, priority, util, profile, "
+     "recorded_start_s, walltime_s, host_cpu_milli, gpu_mem_used_mib)"},
+    {"missing required column", "# c\nid,submit_s\na,0\n",
+     "2: missing required column 'runtime_s'"},
+    {"duplicate column", "id,submit_s,runtime_s,id\na,0,1,a\n", "1: duplicate column 'id'"},
+    {"empty file", "", " empty file, expected a header row"},
+    {"negative submit", "id,submit_s,runtime_s\na,-1,10\n",
+     "2: field 'submit_s': expected seconds >= 0, got '-1'"},
+    {"non-numeric runtime", "id,submit_s,runtime_s\na,0,ten\n",
+     "2: field 'runtime_s': expected seconds > 0, got 'ten'"},
+    {"negative runtime", "id,submit_s,runtime_s\na,0,-5\n",
+     "2: field 'runtime_s': expected seconds > 0, got '-5'"},
+    {"zero runtime after rounding", "id,submit_s,runtime_s\na,0,0.0000001\n",
+     "2: field 'runtime_s': expected seconds > 0, got '0.0000001'"},
+    {"empty required field", "id,submit_s,runtime_s\na,,5\n",
+     "2: field 'submit_s': expected seconds >= 0, got ''"},
+    {"empty id", "id,submit_s,runtime_s\n,0,5\n", "2: field 'id': expected a non-empty id, got ''"},
+    {"duplicate id", "id,submit_s,runtime_s\na,0,5\nb,0,5\n\na,1,5\n",
+     "5: field 'id': expected an id not already used on line 2, got 'a'"},
+    {"fractional with gpus > 1", "id,submit_s,runtime_s,gpus,gpu_milli\na,0,5,2,500\n",
+     "2: field 'gpu_milli': expected 1000 when gpus is not 1 (fractions need gpus == 1), "
+     "got '500'"},
+    {"fractional without gpus", "id,submit_s,runtime_s,gpus,gpu_milli\na,0,5,0,500\n",
+     "2: field 'gpu_milli': expected 1000 when gpus is not 1 (fractions need gpus == 1), "
+     "got '500'"},
+    {"gpu_milli zero", "id,submit_s,runtime_s,gpu_milli\na,0,5,0\n",
+     "2: field 'gpu_milli': expected an integer 1..1000, got '0'"},
+    {"gpu_milli too big", "id,submit_s,runtime_s,gpu_milli\na,0,5,1001\n",
+     "2: field 'gpu_milli': expected an integer 1..1000, got '1001'"},
+    {"tasks zero", "id,submit_s,runtime_s,tasks\na,0,5,0\n",
+     "2: field 'tasks': expected an integer 1..1000000, got '0'"},
+    {"gpus negative", "id,submit_s,runtime_s,gpus\na,0,5,-1\n",
+     "2: field 'gpus': expected an integer 0..1000000, got '-1'"},
+    {"gpus fractional", "id,submit_s,runtime_s,gpus\na,0,5,0.5\n",
+     "2: field 'gpus': expected an integer 0..1000000, got '0.5'"},
+    {"cpu negative", "id,submit_s,runtime_s,cpu_milli\na,0,5,-3\n",
+     "2: field 'cpu_milli': expected an integer >= 0, got '-3'"},
+    {"mem negative", "id,submit_s,runtime_s,mem_mib\na,0,5,-1.5\n",
+     "2: field 'mem_mib': expected MiB >= 0, got '-1.5'"},
+    {"gpu mem not a number", "id,submit_s,runtime_s,gpu_mem_mib\na,0,5,lots\n",
+     "2: field 'gpu_mem_mib': expected MiB >= 0, got 'lots'"},
+    {"gpu models empty item", "id,submit_s,runtime_s,gpu_models\na,0,5,A100||V100\n",
+     "2: field 'gpu_models': expected GPU model names separated by '|', got 'A100||V100'"},
+    {"priority out of range", "id,submit_s,runtime_s,priority\na,0,5,3000000000\n",
+     "2: field 'priority': expected a 32-bit integer, got '3000000000'"},
+    {"util above one", "id,submit_s,runtime_s,util\na,0,5,1.5\n",
+     "2: field 'util': expected a fraction 0..1, got '1.5'"},
+    {"util nan", "id,submit_s,runtime_s,util\na,0,5,nan\n",
+     "2: field 'util': expected a fraction 0..1, got 'nan'"},
+    {"recorded start before submit", "id,submit_s,runtime_s,recorded_start_s\na,10,5,9.5\n",
+     "2: field 'recorded_start_s': expected seconds >= submit_s, got '9.5'"},
+    {"walltime zero", "id,submit_s,runtime_s,walltime_s\na,0,5,0\n",
+     "2: field 'walltime_s': expected seconds > 0, got '0'"},
+    {"host cpu negative", "id,submit_s,runtime_s,host_cpu_milli\na,0,5,-1\n",
+     "2: field 'host_cpu_milli': expected an integer >= 0, got '-1'"},
+    {"gpu mem used bad", "id,submit_s,runtime_s,gpu_mem_used_mib\na,0,5,x\n",
+     "2: field 'gpu_mem_used_mib': expected MiB >= 0, got 'x'"},
+    {"bad signal", "# signal: nvml\nid,submit_s,runtime_s\na,0,5\n",
+     "1: signal: expected gpu_util|sm_active|gr_engine_active|synthetic, got 'nvml'"},
+};
+// clang-format on
+
+TEST(JobsCsvErrors, EveryBadInputNamesFileLineAndField) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/jobs.csv";
+  for (const BadCase& c : kCases) {
+    SCOPED_TRACE(c.label);
+    WriteFile(path, c.text);
+    auto r = ReadJobsCsv(path);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(), path + ":" + c.message);
+  }
+}
+
+TEST(JobsCsvErrors, UnreadablePath) {
+  auto r = ReadJobsCsv("/nonexistent/jobs.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "/nonexistent/jobs.csv: cannot open: No such file or directory");
+}
+
+TEST(JobsCsvErrors, ProfileErrors) {
+  const std::string dir = TempDir();
+  const std::string jobs = dir + "/jobs.csv";
+  WriteFile(jobs, "id,submit_s,runtime_s,profile\na,0,5,\nb,0,5,p.csv\n");
+  auto r = ReadJobsCsv(jobs);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            jobs + ":3: field 'profile': expected a readable utilization series file (" + dir +
+                "/p.csv: cannot open: No such file or directory), got 'p.csv'");
+
+  struct {
+    const char* text;
+    std::string message;  // after "<profile>:"
+  } cases[] = {
+      {"offset_s,busy\n0,0.5\n10,1.2\n", "3: field 'busy': expected a fraction 0..1, got '1.2'"},
+      {"offset_s,busy\n0,0.5\n10,0.2\n10,0.3\n",
+       "4: field 'offset_s': expected seconds > the previous offset (10), got '10'"},
+      {"offset_s,busy\n5,0.5\n", "2: field 'offset_s': expected 0 on the first row, got '5'"},
+      {"offset_s,busy\n0,0.5\nx,0.5\n", "3: field 'offset_s': expected a time in seconds, got 'x'"},
+      {"offset_s,busy,extra\n0,1,2\n", "1: unknown column 'extra' (known: offset_s, busy)"},
+      {"busy\n0.5\n", "1: expected the columns offset_s, busy"},
+      {"offset_s,busy\n", "1: expected at least one row after the header"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    WriteFile(dir + "/p.csv", c.text);
+    auto bad = ReadJobsCsv(jobs);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().message(),
+              dir + "/p.csv:" + c.message + " (profile of job 'b' at " + jobs + ":3)");
+  }
+}
+
+}  // namespace
+}  // namespace utilsim::traces

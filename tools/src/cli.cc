@@ -1,0 +1,222 @@
+#include "utilsim/tools/cli.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "utilsim/engine/simulator.h"
+#include "utilsim/policies/registry.h"
+#include "utilsim/tools/console_table.h"
+#include "utilsim/tools/csv_export.h"
+#include "utilsim/tools/inputs.h"
+#include "utilsim/tools/result_store.h"
+#include "utilsim/tools/runner.h"
+
+namespace utilsim::tools {
+namespace {
+
+struct Options {
+  InputOptions input;
+  RunSettings run;
+  std::string policy = "best-fit";
+  std::vector<std::string> policies;
+  std::string baseline;
+  std::string profiles;
+  std::string out;
+  std::string csv_dir;
+};
+
+// Fails early, before a long run, if `path` could not be written.
+Status CheckWritable(const std::string& path, const std::string& option) {
+  if (path.empty()) return Status::Ok();
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  if (fs::is_directory(p)) return Status::Error(option + ": " + path + " is a directory");
+  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent))
+    return Status::Error(option + ": " + path + ": directory " + parent.string() +
+                         " does not exist");
+  if (::access(parent.c_str(), W_OK) != 0)
+    return Status::Error(option + ": " + path + ": directory " + parent.string() +
+                         " is not writable");
+  return Status::Ok();
+}
+
+void AddInputOptions(CLI::App* cmd, Options& o) {
+  cmd->add_option("--trace", o.input.trace,
+                  "Job trace file, or builtin:demo / builtin:bench (the seeded synthetic "
+                  "workload, docs/workloads.md)")
+      ->capture_default_str();
+  cmd->add_option("--format", o.input.format,
+                  "Trace format (default: inferred from the file). `utilsim formats` lists them");
+  cmd->add_option("--cluster", o.input.cluster,
+                  "Cluster spec, YAML (docs/trace-format.md); required for canonical traces");
+  cmd->add_option("--seed", o.input.seed,
+                  "Seed for every random stream (synthetic jobs, randomised policies)")
+      ->capture_default_str();
+  cmd->add_option("--jobs", o.input.jobs, "Built-in workloads only: number of jobs to generate");
+  cmd->add_option("--profiles", o.profiles, "YAML file of placement profiles (docs/policies.md)");
+  cmd->add_option("--out", o.out,
+                  "Results database to write (SQLite, docs/results.md); written atomically");
+  cmd->add_option("--csv", o.csv_dir, "Also export runs.csv, jobs.csv, samples.csv to this folder");
+  cmd->add_option("--sample-interval", o.run.sample_interval_s,
+                  "Seconds of simulated time between cluster samples")
+      ->capture_default_str();
+  cmd->add_option("--horizon", o.run.horizon_s,
+                  "Stop at this simulated time, in seconds from the first submission "
+                  "(default: run until every job ends)");
+  cmd->add_option("--price", o.run.price_per_gpu_h,
+                  "Price of one GPU-hour in USD, for the cost of idle allocated GPUs")
+      ->capture_default_str();
+}
+
+Status Execute(Options& o, std::vector<std::string> policies, const std::string& baseline,
+               const std::string& title) {
+  if (Status s = CheckWritable(o.out, "--out"); !s.ok()) return s;
+  if (!o.csv_dir.empty() && !std::filesystem::is_directory(o.csv_dir))
+    return Status::Error("--csv: " + o.csv_dir + ": not a directory");
+  PolicyRegistry reg = BuiltinPolicies();
+  if (!o.profiles.empty())
+    if (Status s = LoadProfiles(o.profiles, &reg); !s.ok()) return s;
+  for (const auto& p : policies) {
+    auto s = reg.Make(p);
+    if (!s.ok()) return Status::Error("--policy: " + s.status().message());
+  }
+  size_t base = 0;
+  if (!baseline.empty()) {
+    auto it = std::find(policies.begin(), policies.end(), baseline);
+    if (it == policies.end())
+      return Status::Error("--baseline: '" + baseline + "' is not one of --policies");
+    base = static_cast<size_t>(it - policies.begin());
+  }
+  // Shift the input's seed into the runs so both are recorded.
+  o.run.seed = o.input.seed;
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  // Horizon is given relative to the first submission.
+  if (o.run.horizon_s >= 0 && !in.value().workload.jobs.empty())
+    o.run.horizon_s += in.value().workload.jobs.front().submit.seconds();
+  auto results = RunPolicies(in.value(), reg, policies, o.run);
+  if (!results.ok()) return results.status();
+  const auto& runs = results.value();
+  std::cout << title << "\n"
+            << "workload: " << in.value().workload.source << " (" << in.value().workload.jobs.size()
+            << " jobs), cluster: " << in.value().cluster.name << " ("
+            << in.value().cluster.total_gpus() << " GPUs on " << in.value().cluster.total_nodes()
+            << " nodes), seed " << o.input.seed << "\n\n";
+  std::cout << (runs.size() == 1 ? FormatSummary(runs[0]) : FormatComparison(runs, base));
+  if (!o.out.empty()) {
+    if (Status s = WriteResults(runs, o.out); !s.ok()) return s;
+    std::cout << "\nResults written to " << o.out
+              << " (tables runs, jobs, samples; schema in docs/results.md)\n";
+  }
+  if (!o.csv_dir.empty()) {
+    if (Status s = ExportCsv(runs, o.csv_dir); !s.ok()) return s;
+    std::cout << "CSV written to " << o.csv_dir << "/{runs,jobs,samples}.csv\n";
+  }
+  for (const auto& r : runs)
+    if (runs.size() > 1 && !r.meta.notes.empty()) std::cout << "note (" << r.meta.label << "): " << r.meta.notes << "\n";
+  return Status::Ok();
+}
+
+std::vector<std::string> SplitList(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ','))
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  CLI::App app{
+      "utilsim " + std::string(UtilsimVersion()) +
+      ": a utilization-aware GPU-cluster scheduler simulator.\n"
+      "Replays a job trace, with each job's measured GPU utilization, through a\n"
+      "discrete-event simulation under a packing/queueing policy, and reports queue\n"
+      "time, GPU allocation, effective (busy) utilization and allocated-but-idle\n"
+      "GPU-hours. Units: times in seconds, GPU shares in milli-GPU (1000 = 1 GPU)."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(UtilsimVersion()));
+  Options o;
+
+  CLI::App* run = app.add_subcommand("run", "Simulate one policy on a trace");
+  AddInputOptions(run, o);
+  run->add_option("--policy", o.policy,
+                  "Policy: PLACEMENT, QUEUE+PLACEMENT, as-recorded or a profile "
+                  "(`utilsim policies` lists them)")
+      ->capture_default_str();
+
+  CLI::App* cmp = app.add_subcommand(
+      "compare", "Simulate several policies on the same trace in parallel and compare them");
+  AddInputOptions(cmp, o);
+  cmp->add_option("--policies", o.policies, "Comma-separated policies to compare")
+      ->required()
+      ->delimiter(',');
+  cmp->add_option("--baseline", o.baseline,
+                  "Policy the others are compared against (default: the first)");
+  cmp->add_option("--threads", o.run.threads, "Parallel runs (default: one per core)");
+
+  CLI::App* pol = app.add_subcommand("policies", "List queue and placement policies and profiles");
+  pol->add_option("--profiles", o.profiles, "Also list the profiles of this YAML file");
+
+  app.add_subcommand("formats", "List the trace formats this version reads");
+
+  CLI::App* demo = app.add_subcommand(
+      "demo",
+      "Compare first-fit, best-fit and worst-fit on the built-in synthetic workload "
+      "(64 nodes x 8 GPUs, 20,000 jobs drawn from published cluster statistics)");
+  o.out = "";
+  std::string demo_out = "utilsim-demo.db";
+  demo->add_option("--out", demo_out, "Results database to write")->capture_default_str();
+  demo->add_option("--seed", o.input.seed, "Seed of the synthetic workload")->capture_default_str();
+  demo->add_option("--jobs", o.input.jobs, "Number of jobs (default 20000)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  Status st;
+  if (*run) {
+    st = Execute(o, {o.policy}, "", "utilsim run: " + o.policy);
+  } else if (*cmp) {
+    std::vector<std::string> list = SplitList(o.policies);
+    st = Execute(o, list, o.baseline, "utilsim compare");
+  } else if (*pol) {
+    PolicyRegistry reg = BuiltinPolicies();
+    if (!o.profiles.empty()) st = LoadProfiles(o.profiles, &reg);
+    if (st.ok()) {
+      std::cout << "Policies (name it with --policy PLACEMENT, --policy QUEUE+PLACEMENT or a "
+                   "profile name):\n";
+      std::string kind;
+      for (const auto& p : reg.List()) {
+        if (p.kind != kind) std::cout << "\n" << (kind = p.kind) << ":\n";
+        std::cout << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ')
+                  << "v" << p.version << "  " << p.description << "\n";
+      }
+    }
+  } else if (app.got_subcommand("formats")) {
+    for (const auto& [name, desc] : TraceFormats()) std::cout << name << ": " << desc << "\n";
+  } else if (*demo) {
+    o.input.trace = "builtin:demo";
+    o.out = demo_out;
+    st = Execute(o, {"first-fit", "best-fit", "worst-fit"}, "first-fit",
+                 "utilsim demo: packing policies on the built-in synthetic workload");
+  }
+  if (!st.ok()) {
+    std::cerr << "utilsim: error: " << st.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace utilsim::tools

@@ -1,1 +1,0 @@
-// Placeholder so the target has a source until the module grows one. Remove when others exist.

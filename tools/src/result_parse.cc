@@ -1,0 +1,160 @@
+// Reading rows back into records: the inverse of the row builders in
+// result_schema.cc, reading the cells in the same column order.
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "result_schema.h"
+
+namespace utilsim::results {
+namespace {
+
+// Reads the cells of a row in column order, remembering the first error.
+class RowReader {
+ public:
+  RowReader(const Table& table, const std::vector<Cell>& row) : table_(table), row_(row) {
+    if (row.size() != table.columns.size()) {
+      Fail(std::string("table ") + table.name + ": " + std::to_string(row.size()) +
+           " columns, expected " + std::to_string(table.columns.size()));
+    }
+  }
+
+  void Skip() { ++next_; }
+  int64_t Int() {
+    const Cell& c = Next();
+    if (c.kind != Cell::Kind::kInt) Bad();
+    return c.i;
+  }
+  // NULL reads back as NaN (NaN is written as NULL).
+  double Real() {
+    const Cell& c = Next();
+    if (c.kind == Cell::Kind::kReal) return c.d;
+    if (c.kind == Cell::Kind::kInt) return static_cast<double>(c.i);
+    if (c.kind != Cell::Kind::kNull) Bad();
+    return std::nan("");
+  }
+  std::string Text() {
+    const Cell& c = Next();
+    if (c.kind == Cell::Kind::kText) return std::string(c.s);
+    if (c.kind != Cell::Kind::kNull) Bad();
+    return "";
+  }
+  // A count stored as a REAL in thousandths (milli-GPU stored as GPUs).
+  int64_t Milli() {
+    double v = Real();
+    if (!std::isfinite(v) || std::fabs(v) > 9e15) {
+      Bad();
+      return 0;
+    }
+    return std::llround(v * 1000.0);
+  }
+  // NULL reads back as Micros(-1) when `nullable`.
+  Micros Time(bool nullable = false) {
+    const Cell& c = Next();
+    if (nullable && c.kind == Cell::Kind::kNull) return Micros(-1);
+    double s = c.kind == Cell::Kind::kInt ? static_cast<double>(c.i) : c.d;
+    std::optional<Micros> t;
+    if (c.kind == Cell::Kind::kInt || c.kind == Cell::Kind::kReal) t = FromSeconds(s);
+    if (!t) {
+      Bad();
+      return Micros(0);
+    }
+    return *t;
+  }
+
+  Status status() const { return error_.empty() ? Status::Ok() : Status::Error(error_); }
+
+ private:
+  const Cell& Next() {
+    static const Cell kNull;
+    current_ = next_++;
+    return current_ < row_.size() && error_.empty() ? row_[current_] : kNull;
+  }
+  void Bad() {
+    if (current_ < table_.columns.size()) {
+      Fail(std::string("table ") + table_.name + ", column " + table_.columns[current_].name +
+           ": bad value");
+    }
+  }
+  void Fail(std::string message) {
+    if (error_.empty()) error_ = std::move(message);
+  }
+
+  const Table& table_;
+  const std::vector<Cell>& row_;
+  size_t next_ = 1;  // column 0 is run_id, read by the caller
+  size_t current_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+Status ParseRunRow(const std::vector<Cell>& row, RunResult* run) {
+  RowReader r(RunsTable(), row);
+  RunMeta& m = run->meta;
+  m.label = r.Text();
+  m.utilsim_version = r.Text();
+  m.queue_policy = r.Text();
+  m.queue_policy_version = r.Text();
+  m.placement_policy = r.Text();
+  m.placement_policy_version = r.Text();
+  m.seed = static_cast<uint64_t>(r.Int());
+  m.input_digest = r.Text();
+  m.workload_source = r.Text();
+  m.cluster_name = r.Text();
+  m.sample_interval = r.Time();
+  m.progress_model = r.Text();
+  m.notes = r.Text();
+  for (const SummaryField& f : SummaryFields()) {
+    if (f.count) run->summary.*f.count = r.Int();
+    if (f.time) run->summary.*f.time = r.Time();
+    if (f.real) run->summary.*f.real = r.Real();
+  }
+  return r.status();
+}
+
+Status ParseJobRow(const std::vector<Cell>& row, JobRecord* j) {
+  RowReader r(JobsTable(), row);
+  j->job = static_cast<JobIndex>(r.Int());
+  j->name = r.Text();
+  j->tenant = static_cast<uint32_t>(r.Int());
+  std::string outcome = r.Text();
+  j->reason = r.Text();
+  j->submit = r.Time();
+  j->start = r.Time(/*nullable=*/true);
+  j->finish = r.Time(/*nullable=*/true);
+  r.Skip();  // wait_s
+  r.Skip();  // jct_s
+  j->recorded_runtime = r.Time();
+  j->tasks = static_cast<int32_t>(r.Int());
+  j->gpu_milli = r.Milli();
+  j->placement = r.Text();
+  j->alloc_gpu_s = r.Real();
+  j->useful_gpu_s = r.Real();
+  r.Skip();  // idle_gpu_s, the sum of the causes
+  for (double& v : j->idle_gpu_s) v = r.Real();
+  if (!r.status().ok()) return r.status();
+  for (JobOutcome o : {JobOutcome::kFinished, JobOutcome::kRejected, JobOutcome::kUnfinished}) {
+    if (outcome == JobOutcomeName(o)) {
+      j->outcome = o;
+      return Status::Ok();
+    }
+  }
+  return Status::Error("table jobs, column outcome: unknown outcome '" + outcome + "'");
+}
+
+Status ParseSampleRow(const std::vector<Cell>& row, Sample* s) {
+  RowReader r(SamplesTable(), row);
+  s->time = r.Time();
+  s->gpus_allocated = r.Real();
+  s->gpus_busy = r.Real();
+  s->queued = r.Int();
+  s->running = r.Int();
+  s->cpu_allocated_frac = r.Real();
+  s->mem_allocated_frac = r.Real();
+  s->gpus_free_whole = r.Int();
+  s->gpus_stranded = r.Int();
+  return r.status();
+}
+
+}  // namespace utilsim::results

@@ -1,0 +1,193 @@
+#include "result_schema.h"
+
+#include <cstddef>
+#include <string>
+
+namespace utilsim::results {
+namespace {
+
+constexpr size_t kCauses = static_cast<size_t>(IdleCause::kCount);
+
+SummaryField Count(const char* n, int64_t Summary::*p) { return {n, p, nullptr, nullptr}; }
+SummaryField Time(const char* n, Micros Summary::*p) { return {n, nullptr, p, nullptr}; }
+SummaryField Real(const char* n, double Summary::*p) { return {n, nullptr, nullptr, p}; }
+
+std::string IdleColumn(size_t cause) {
+  return std::string("idle_") + IdleCauseName(static_cast<IdleCause>(cause)) + "_gpu_s";
+}
+
+Cell TimeCell(Micros t) { return Cell::Real(t.seconds()); }
+// Negative times mean "never" (start/finish of a job that did not get there).
+Cell OptionalTimeCell(Micros t) { return t.us < 0 ? Cell::Null() : TimeCell(t); }
+// Seconds from `from` to `to`, NULL when `to` never happened.
+Cell SpanCell(Micros from, Micros to) {
+  return to.us < 0 ? Cell::Null() : Cell::Real((to - from).seconds());
+}
+
+}  // namespace
+
+const std::vector<SummaryField>& SummaryFields() {
+  static const std::vector<SummaryField> kFields = {
+      Count("jobs", &Summary::jobs),
+      Count("finished", &Summary::finished),
+      Count("rejected", &Summary::rejected),
+      Count("unfinished", &Summary::unfinished),
+      Count("capacity_gpus", &Summary::capacity_gpus),
+      Time("window_start_s", &Summary::window_start),
+      Time("window_end_s", &Summary::window_end),
+      Real("alloc_gpu_h", &Summary::alloc_gpu_h),
+      Real("useful_gpu_h", &Summary::useful_gpu_h),
+      Real("idle_alloc_gpu_h", &Summary::idle_alloc_gpu_h),
+      Real("allocation_pct", &Summary::allocation_pct),
+      Real("effective_util_pct", &Summary::effective_util_pct),
+      Real("price_per_gpu_h", &Summary::price_per_gpu_h),
+      Real("idle_cost", &Summary::idle_cost),
+      Real("wait_mean_s", &Summary::wait_mean_s),
+      Real("wait_p50_s", &Summary::wait_p50_s),
+      Real("wait_p95_s", &Summary::wait_p95_s),
+      Real("wait_p99_s", &Summary::wait_p99_s),
+      Real("wait_max_s", &Summary::wait_max_s),
+      Real("jct_mean_s", &Summary::jct_mean_s),
+      Real("jct_p50_s", &Summary::jct_p50_s),
+      Real("jct_p95_s", &Summary::jct_p95_s),
+      Real("slowdown_mean", &Summary::slowdown_mean),
+      Real("slowdown_p50", &Summary::slowdown_p50),
+      Real("slowdown_p95", &Summary::slowdown_p95),
+      Real("makespan_s", &Summary::makespan_s),
+      Real("tenant_fairness", &Summary::tenant_fairness),
+      Count("events", &Summary::events),
+  };
+  return kFields;
+}
+
+const Table& RunsTable() {
+  static const Table kTable = [] {
+    using T = ColumnType;
+    Table t{"runs",
+            {{"run_id", T::kInteger},
+             {"label", T::kText},
+             {"utilsim_version", T::kText},
+             {"queue_policy", T::kText},
+             {"queue_policy_version", T::kText},
+             {"placement_policy", T::kText},
+             {"placement_policy_version", T::kText},
+             {"seed", T::kInteger},
+             {"input_digest", T::kText},
+             {"workload_source", T::kText},
+             {"cluster_name", T::kText},
+             {"sample_interval_s", T::kReal},
+             {"progress_model", T::kText},
+             {"notes", T::kText}}};
+    for (const SummaryField& f : SummaryFields()) {
+      t.columns.push_back({f.name, f.count ? T::kInteger : T::kReal});
+    }
+    return t;
+  }();
+  return kTable;
+}
+
+const Table& JobsTable() {
+  static const Table kTable = [] {
+    using T = ColumnType;
+    Table t{"jobs",
+            {{"run_id", T::kInteger},
+             {"job_index", T::kInteger},
+             {"name", T::kText},
+             {"tenant", T::kInteger},
+             {"outcome", T::kText},
+             {"reason", T::kText},
+             {"submit_s", T::kReal},
+             {"start_s", T::kReal},
+             {"finish_s", T::kReal},
+             {"wait_s", T::kReal},
+             {"jct_s", T::kReal},
+             {"recorded_runtime_s", T::kReal},
+             {"tasks", T::kInteger},
+             {"gpus", T::kReal},
+             {"placement", T::kText},
+             {"alloc_gpu_s", T::kReal},
+             {"useful_gpu_s", T::kReal},
+             {"idle_gpu_s", T::kReal}}};
+    for (size_t c = 0; c < kCauses; ++c) t.columns.push_back({IdleColumn(c), T::kReal});
+    return t;
+  }();
+  return kTable;
+}
+
+const Table& SamplesTable() {
+  using T = ColumnType;
+  static const Table kTable{"samples",
+                            {{"run_id", T::kInteger},
+                             {"time_s", T::kReal},
+                             {"gpus_allocated", T::kReal},
+                             {"gpus_busy", T::kReal},
+                             {"queued", T::kInteger},
+                             {"running", T::kInteger},
+                             {"cpu_allocated_frac", T::kReal},
+                             {"mem_allocated_frac", T::kReal},
+                             {"gpus_free_whole", T::kInteger},
+                             {"gpus_stranded", T::kInteger}}};
+  return kTable;
+}
+
+void RunRow(int64_t run_id, const RunResult& run, std::vector<Cell>* row) {
+  const RunMeta& m = run.meta;
+  *row = {Cell::Int(run_id),
+          Cell::Text(m.label),
+          Cell::Text(m.utilsim_version),
+          Cell::Text(m.queue_policy),
+          Cell::Text(m.queue_policy_version),
+          Cell::Text(m.placement_policy),
+          Cell::Text(m.placement_policy_version),
+          Cell::Int(static_cast<int64_t>(m.seed)),
+          Cell::Text(m.input_digest),
+          Cell::Text(m.workload_source),
+          Cell::Text(m.cluster_name),
+          TimeCell(m.sample_interval),
+          Cell::Text(m.progress_model),
+          Cell::Text(m.notes)};
+  for (const SummaryField& f : SummaryFields()) {
+    if (f.count) row->push_back(Cell::Int(run.summary.*f.count));
+    if (f.time) row->push_back(TimeCell(run.summary.*f.time));
+    if (f.real) row->push_back(Cell::Real(run.summary.*f.real));
+  }
+}
+
+void JobRow(int64_t run_id, const JobRecord& j, std::vector<Cell>* row) {
+  double idle = 0;
+  for (double v : j.idle_gpu_s) idle += v;
+  *row = {Cell::Int(run_id),
+          Cell::Int(j.job),
+          Cell::Text(j.name),
+          Cell::Int(j.tenant),
+          Cell::Text(JobOutcomeName(j.outcome)),
+          Cell::Text(j.reason),
+          TimeCell(j.submit),
+          OptionalTimeCell(j.start),
+          OptionalTimeCell(j.finish),
+          SpanCell(j.submit, j.start),
+          SpanCell(j.submit, j.finish),
+          TimeCell(j.recorded_runtime),
+          Cell::Int(j.tasks),
+          Cell::Real(static_cast<double>(j.gpu_milli) / 1000.0),
+          Cell::Text(j.placement),
+          Cell::Real(j.alloc_gpu_s),
+          Cell::Real(j.useful_gpu_s),
+          Cell::Real(idle)};
+  for (double v : j.idle_gpu_s) row->push_back(Cell::Real(v));
+}
+
+void SampleRow(int64_t run_id, const Sample& s, std::vector<Cell>* row) {
+  *row = {Cell::Int(run_id),
+          TimeCell(s.time),
+          Cell::Real(s.gpus_allocated),
+          Cell::Real(s.gpus_busy),
+          Cell::Int(s.queued),
+          Cell::Int(s.running),
+          Cell::Real(s.cpu_allocated_frac),
+          Cell::Real(s.mem_allocated_frac),
+          Cell::Int(s.gpus_free_whole),
+          Cell::Int(s.gpus_stranded)};
+}
+
+}  // namespace utilsim::results

@@ -1,0 +1,60 @@
+#include "utilsim/tools/runner.h"
+
+#include <atomic>
+#include <thread>
+
+#include "utilsim/engine/simulator.h"
+
+namespace utilsim::tools {
+
+Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistry& reg,
+                                           const std::vector<std::string>& policies,
+                                           const RunSettings& settings) {
+  std::vector<std::unique_ptr<Scheduler>> scheds;
+  for (const auto& name : policies) {
+    auto s = reg.Make(name);
+    if (!s.ok()) return Status::Error("--policy: " + s.status().message());
+    scheds.push_back(std::move(s).value());
+  }
+  SimConfig cfg;
+  auto interval = FromSeconds(settings.sample_interval_s);
+  if (!interval || interval->us <= 0)
+    return Status::Error("--sample-interval: expected seconds > 0");
+  cfg.sample_interval = *interval;
+  if (settings.horizon_s >= 0) {
+    auto h = FromSeconds(settings.horizon_s);
+    if (!h) return Status::Error("--horizon: expected seconds >= 0");
+    cfg.horizon = *h;
+  }
+  cfg.seed = settings.seed;
+  cfg.price_per_gpu_h = settings.price_per_gpu_h;
+  cfg.input_digest = in.digest;
+  cfg.workload_source = in.workload.source;
+
+  std::vector<Result<RunResult>> out(policies.size(), Status::Error("not run"));
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads =
+      std::min<size_t>(policies.size(), settings.threads > 0 ? settings.threads : hw);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < policies.size();)
+      out[i] = Simulate(in.cluster, in.workload, *scheds[i], cfg);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  std::vector<RunResult> results;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!out[i].ok())
+      return Status::Error("policy '" + policies[i] + "': " + out[i].status().message());
+    results.push_back(std::move(out[i]).value());
+    if (!in.warnings.empty()) {
+      for (const auto& w : in.warnings) results.back().meta.notes += "input: " + w + "; ";
+    }
+  }
+  return results;
+}
+
+}  // namespace utilsim::tools

@@ -1,0 +1,92 @@
+#include "csv_input.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace utilsim::traces::internal {
+
+namespace {
+
+class PlainInput : public CsvInput {
+ public:
+  explicit PlainInput(std::FILE* f) : f_(f) {}
+  ~PlainInput() override { std::fclose(f_); }
+  int64_t Read(char* dst, size_t n) override {
+    size_t got = std::fread(dst, 1, n, f_);
+    if (got == 0 && std::ferror(f_)) {
+      error = std::strerror(errno);
+      return -1;
+    }
+    return static_cast<int64_t>(got);
+  }
+
+ private:
+  std::FILE* f_;
+};
+
+class GzipInput : public CsvInput {
+ public:
+  GzipInput(gzFile g, std::string path) : g_(g), path_(std::move(path)) { gzbuffer(g_, 1 << 18); }
+  ~GzipInput() override { gzclose(g_); }
+  int64_t Read(char* dst, size_t n) override {
+    int got = gzread(g_, dst, static_cast<unsigned>(std::min<size_t>(n, 1u << 30)));
+    int errnum = Z_OK;
+    const char* msg = gzerror(g_, &errnum);
+    // zlib returns what it could decode and reports a stream cut short as
+    // Z_BUF_ERROR only once the data runs out, so check at the end too.
+    if (got < 0 || (got == 0 && errnum != Z_OK)) {
+      gzip_error = errnum != Z_ERRNO;
+      error = errnum == Z_ERRNO ? std::strerror(errno) : (msg ? msg : "gzip error");
+      // zlib prefixes its messages with the path, which ours already names.
+      if (error.rfind(path_ + ": ", 0) == 0) error.erase(0, path_.size() + 2);
+      return -1;
+    }
+    return got;
+  }
+
+ private:
+  gzFile g_;
+  std::string path_;
+};
+
+class TextInput : public CsvInput {
+ public:
+  explicit TextInput(std::string text) : text_(std::move(text)) {}
+  int64_t Read(char* dst, size_t n) override {
+    size_t k = std::min(n, text_.size() - off_);
+    std::memcpy(dst, text_.data() + off_, k);
+    off_ += k;
+    return static_cast<int64_t>(k);
+  }
+
+ private:
+  std::string text_;
+  size_t off_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<CsvInput>> OpenCsvInput(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
+  unsigned char magic[2] = {0, 0};
+  size_t n = std::fread(magic, 1, 2, f);
+  if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+    std::fclose(f);
+    gzFile g = gzopen(path.c_str(), "rb");
+    if (g == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
+    return std::unique_ptr<CsvInput>(std::make_unique<GzipInput>(g, path));
+  }
+  std::rewind(f);
+  return std::unique_ptr<CsvInput>(std::make_unique<PlainInput>(f));
+}
+
+std::unique_ptr<CsvInput> TextCsvInput(std::string text) {
+  return std::make_unique<TextInput>(std::move(text));
+}
+
+}  // namespace utilsim::traces::internal
