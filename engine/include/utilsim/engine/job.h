@@ -58,6 +58,9 @@ struct Job {
   std::vector<std::string> gpu_models;  // allowed GPU models; empty = any
   Micros runtime{0};       // recorded run time at the recorded allocation (> 0)
   std::optional<Micros> recorded_start;  // when the trace recorded a start
+  // Hosts the trace recorded the job on (one per task where known), for
+  // joining host-level telemetry; empty when unknown.
+  std::vector<std::string> recorded_hosts;
   std::optional<Micros> walltime_limit;  // user's requested limit, if any
   // Mean busy fraction of each allocated GPU over the recorded life, 0..1.
   // For a series this equals the series' time-weighted mean.
