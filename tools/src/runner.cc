@@ -26,6 +26,16 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
     if (!h) return Status::Error("--horizon: expected seconds >= 0");
     cfg.horizon = *h;
   }
+  if (settings.window == "arrivals") {
+    cfg.window = Window::kArrivals;
+  } else if (settings.window == "full") {
+    cfg.window = Window::kFull;
+  } else {
+    return Status::Error("--window: expected arrivals or full, got '" + settings.window + "'");
+  }
+  auto warmup = FromSeconds(settings.warmup_s);
+  if (!warmup || warmup->us < 0) return Status::Error("--warmup: expected seconds >= 0");
+  cfg.warmup = *warmup;
   cfg.seed = settings.seed;
   cfg.price_per_gpu_h = settings.price_per_gpu_h;
   cfg.input_digest = in.digest;

@@ -16,6 +16,8 @@ struct RunSettings {
   double sample_interval_s = 300;
   double horizon_s = -1;  // < 0: no horizon
   double price_per_gpu_h = 2.0;
+  std::string window = "arrivals";  // "arrivals" or "full" (SimConfig::window)
+  double warmup_s = 0;              // skipped at the start of the arrivals window
   uint64_t seed = 1;
   int threads = 0;  // 0 = hardware concurrency
 };
