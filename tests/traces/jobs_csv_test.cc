@@ -51,6 +51,7 @@ TEST(JobsCsv, ReadsEveryColumnOfTheFixture) {
   EXPECT_EQ(w.tenants[t.tenant], "vision");
   EXPECT_EQ(t.priority, 10);
   EXPECT_EQ(t.util, 0.5f);
+  EXPECT_TRUE(t.util_known);
   EXPECT_EQ(t.series, -1);
   EXPECT_EQ(t.recorded_start, Micros(12250000));
   EXPECT_EQ(t.walltime_limit, Seconds(7200));
@@ -112,6 +113,7 @@ TEST(JobsCsv, OnlyRequiredColumnsGiveDefaults) {
   EXPECT_EQ(b.task.cpu_milli, 0);
   EXPECT_EQ(b.task.mem_bytes, 0);
   EXPECT_EQ(b.util, 1.0f);
+  EXPECT_FALSE(b.util_known);  // no util column: placeholder
   EXPECT_EQ(b.series, -1);
   EXPECT_EQ(b.tenant, 0u);
   EXPECT_EQ(w.tenants, (std::vector<std::string>{"default"}));
@@ -149,6 +151,7 @@ void ExpectSameJobs(const Workload& a, const Workload& b) {
     EXPECT_EQ(x.recorded_start, y.recorded_start);
     EXPECT_EQ(x.walltime_limit, y.walltime_limit);
     EXPECT_EQ(x.util, y.util);
+    EXPECT_EQ(x.util_known, y.util_known);
     EXPECT_EQ(x.host_cpu_used_milli, y.host_cpu_used_milli);
     EXPECT_EQ(x.gpu_mem_used_bytes, y.gpu_mem_used_bytes);
     ASSERT_EQ(x.series >= 0, y.series >= 0);
@@ -186,6 +189,8 @@ Workload Tricky() {
     if (i % 3 == 0) j.recorded_start = j.submit + Micros(i);
     if (i == 4) j.walltime_limit = Micros(1);
     j.util = i == 5 ? 0.1f : 1.0f / 3.0f;
+    j.util_known = i != 1;  // job 1 keeps the placeholder: written empty, read back as 1
+    if (!j.util_known) j.util = 1.0f;
     j.host_cpu_used_milli = i % 2 ? 42 * i : -1;
     j.gpu_mem_used_bytes = i % 2 ? -1 : 5 * i + 1;
     if (i == 2 || i == 3) {

@@ -132,6 +132,7 @@ Status LoadProfile(const CsvReader& csv, const RowParser& row, ReadState* st, Wo
   job->series = it->second;
   job->util =
       static_cast<float>(SeriesMean(w->series[static_cast<size_t>(it->second)], job->runtime));
+  job->util_known = true;
   return Status::Ok();
 }
 
@@ -203,7 +204,10 @@ Status ParseRow(const CsvReader& csv, const RowParser& row, ReadState* st, Workl
     UTILSIM_TRY(row.Int(kPriority, kInt32Min, kInt32Max, "a 32-bit integer", &v));
     job->priority = static_cast<int32_t>(v);
   }
-  if (!row.Empty(kUtil)) UTILSIM_TRY(row.Fraction(kUtil, &job->util));
+  if (!row.Empty(kUtil)) {
+    UTILSIM_TRY(row.Fraction(kUtil, &job->util));
+    job->util_known = true;
+  }
   if (!row.Empty(kRecordedStart)) {
     Micros start;
     UTILSIM_TRY(row.Time(kRecordedStart, false, &start));

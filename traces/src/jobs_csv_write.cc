@@ -70,7 +70,7 @@ void AppendRow(const Workload& w, const Job& job, const std::string& profiles_re
   line->push_back(',');
   AppendInt(line, job.priority);
   line->push_back(',');
-  AppendFloat(line, job.util);
+  if (job.util_known) AppendFloat(line, job.util);  // empty = unknown
   line->push_back(',');
   if (job.series >= 0)
     AppendCsvField(line, profiles_rel + "/" + std::to_string(job.series) + ".csv");

@@ -179,6 +179,7 @@ Workload GenerateSynthetic(const SyntheticParams& p, uint64_t seed) {
         Seconds(synthetic_internal::DrawWalltimeSeconds(walltime, runtime_s, p.runtime_max_s));
     const double u = m.util_pct(util.Uniform01()) / 100.0;
     job.util = static_cast<float>(u);
+    job.util_known = true;
     if (p.profile_share > 0 && profile.Uniform01() < p.profile_share) {
       UtilSeries s;
       if (synthetic_internal::MakeStartupSeries(job.runtime, u, &s)) {

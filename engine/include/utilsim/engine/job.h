@@ -66,6 +66,10 @@ struct Job {
   // For a series this equals the series' time-weighted mean.
   float util = 1.0f;
   int32_t series = -1;     // index into Workload::series, or -1 (constant util)
+  // False while util is the placeholder 1.0 because nothing is known about
+  // the job's utilization (then a profile library may attach one); true once
+  // util/series come from the trace, telemetry, a generator or a library.
+  bool util_known = false;
   int64_t host_cpu_used_milli = -1;  // measured host CPU use, -1 unknown
   int64_t gpu_mem_used_bytes = -1;   // measured GPU memory use, -1 unknown
 };
