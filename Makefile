@@ -22,8 +22,12 @@ build: configure
 demo: build
 	@./$(BUILD)/tools/utilsim demo --out out/demo.db
 
+# FUZZ_SECONDS: time per reader for the bounded fuzz run (0 skips it).
+FUZZ_SECONDS ?= 10
+
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@if [ "$(FUZZ_SECONDS)" != "0" ]; then bash tests/fuzz/run.sh $(FUZZ_SECONDS); fi
 
 bench: build
 	@bash tests/bench/run.sh $(BUILD)

@@ -9,6 +9,7 @@ PKGS=(
   libboost-graph-dev libyaml-cpp-dev libsqlite3-dev libeigen3-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libgmock-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()

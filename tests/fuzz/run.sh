@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harness with clang (ASan + UBSan) and runs every reader
+# target for a bounded time, seeded with the test fixtures. Part of `make test`.
+# Usage: tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 10; $UTILSIM_FUZZ_SECONDS)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SECS=${1:-${UTILSIM_FUZZ_SECONDS:-10}}
+BUILD="$ROOT/build-fuzz"
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz: clang++ not found (tools/install-deps.sh installs it)" >&2
+  exit 1
+fi
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DUTILSIM_FUZZ=ON -DUTILSIM_TESTS=OFF -DUTILSIM_WERROR=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+  > "$BUILD.configure.log" 2>&1 || { cat "$BUILD.configure.log"; exit 1; }
+cmake --build "$BUILD" -j "$(nproc)" --target fuzz_readers > "$BUILD.build.log" 2>&1 ||
+  { tail -50 "$BUILD.build.log"; exit 1; }
+BIN="$BUILD/tests/fuzz/fuzz_readers"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export UTILSIM_FUZZ_TMP="$TMP"
+fail=0
+passed=0
+for target in $(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 2>&1 | sed -n 's/^set UTILSIM_FUZZ_TARGET to one of://p'); do
+  corpus="$TMP/corpus-$target"
+  mkdir -p "$corpus"
+  # Seed corpus: the fixtures written for that reader (by folder name) plus all CSV/YAML fixtures.
+  find "$ROOT/tests/fixtures" -type f \( -name '*.csv' -o -name '*.yaml' -o -name '*.swf' -o -name '*.txt' -o -name '*.json' -o -name '*.prom' \) \
+    -size -64k -exec cp -t "$corpus" {} + 2>/dev/null || true
+  if UTILSIM_FUZZ_TARGET=$target "$BIN" "$corpus" -max_total_time="$SECS" -max_len=8192 \
+       -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 > "$TMP/$target.log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$TMP/$target.log" | tail -1 | awk '{print $2}')
+    echo "fuzz: $target: ok (${SECS}s${runs:+, $runs inputs})"
+    passed=$((passed + 1))
+  else
+    echo "fuzz: $target: FAILED" >&2
+    tail -40 "$TMP/$target.log" >&2
+    fail=$((fail + 1))
+  fi
+done
+echo "fuzz: $passed passed, $fail failed"
+[ "$fail" -eq 0 ]
