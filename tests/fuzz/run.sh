@@ -22,13 +22,14 @@ trap 'rm -rf "$TMP"' EXIT
 export UTILSIM_FUZZ_TMP="$TMP"
 fail=0
 passed=0
-for target in $(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 2>&1 | sed -n 's/^set UTILSIM_FUZZ_TARGET to one of://p'); do
+for target in $(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 -artifact_prefix="$TMP/" 2>&1 | sed -n 's/^set UTILSIM_FUZZ_TARGET to one of://p'); do
   corpus="$TMP/corpus-$target"
   mkdir -p "$corpus"
   # Seed corpus: the fixtures written for that reader (by folder name) plus all CSV/YAML fixtures.
   find "$ROOT/tests/fixtures" -type f \( -name '*.csv' -o -name '*.yaml' -o -name '*.swf' -o -name '*.txt' -o -name '*.json' -o -name '*.prom' \) \
     -size -64k -exec cp -t "$corpus" {} + 2>/dev/null || true
   if UTILSIM_FUZZ_TARGET=$target "$BIN" "$corpus" -max_total_time="$SECS" -max_len=8192 \
+       -artifact_prefix="$ROOT/build-fuzz/crash-$target-" \
        -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 > "$TMP/$target.log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$TMP/$target.log" | tail -1 | awk '{print $2}')
     echo "fuzz: $target: ok (${SECS}s${runs:+, $runs inputs})"

@@ -1,0 +1,46 @@
+// The trace and telemetry formats the command line reads, by name, with
+// detection from the file's name and header. docs/trace-formats.md lists
+// them with their field mappings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "utilsim/engine/status.h"
+#include "utilsim/traces/trace.h"
+
+namespace utilsim::tools {
+
+// Reader options that a few formats take (others ignore them).
+struct ReaderOptions {
+  int32_t nodes = 0;           // aaic: cluster nodes (0 = the format's default, 50)
+  int32_t gpus_per_node = 8;   // itp, swf: node size for gangs
+  std::string pending = "run";  // openb: "run" (from creation) or "skip"
+  std::string swf_unit = "gpu";  // swf: "gpu" or "cpu"
+  std::string node_list;       // openb: node list (default: openb_node_list_all_node.csv beside)
+};
+
+// (name, description) of every trace format.
+std::vector<std::pair<std::string, std::string>> TraceFormatList();
+// (name, description) of every telemetry format.
+std::vector<std::pair<std::string, std::string>> TelemetryFormatList();
+
+// The format of `paths` (one or more files, or a folder): by name, then by
+// header. Error if nothing matches, naming the file.
+Result<std::string> DetectTraceFormat(const std::vector<std::string>& paths);
+Result<traces::TraceData> ReadTrace(const std::string& format,
+                                    const std::vector<std::string>& paths,
+                                    const ReaderOptions& opt);
+
+Result<std::string> DetectTelemetryFormat(const std::vector<std::string>& paths);
+// `jobs` is needed by formats keyed to a job list (philly-windows).
+Result<traces::TelemetryData> ReadTelemetry(const std::string& format,
+                                            const std::vector<std::string>& paths,
+                                            const Workload& jobs);
+
+// Splits "a,b,c" into paths (no empty parts).
+std::vector<std::string> SplitPaths(const std::string& list);
+
+}  // namespace utilsim::tools

@@ -1,0 +1,106 @@
+// Shared parts of the telemetry readers: metric table, label conventions,
+// value checks (DCGM blanks, ranges) and the per-entity track builder.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "utilsim/engine/status.h"
+#include "utilsim/engine/time.h"
+#include "utilsim/traces/telemetry.h"
+#include "utilsim/traces/trace.h"
+
+namespace utilsim::traces::internal {
+
+// How a raw value is converted.
+enum class ValueKind {
+  kPercent,  // utilization 0..100 -> /100
+  kRatio,    // utilization 0..1
+  kMiB,      // memory MiB -> bytes
+  kBytes,    // memory bytes
+};
+
+struct MetricInfo {
+  ValueKind kind = ValueKind::kRatio;
+  UtilSignal signal = UtilSignal::kUnknown;  // kUnknown for memory
+  bool memory() const { return kind == ValueKind::kMiB || kind == ValueKind::kBytes; }
+};
+
+// The four dcgm-exporter metrics read (telemetry.h); nullopt for others.
+std::optional<MetricInfo> LookupDcgmMetric(std::string_view name);
+
+// What identifies one series. Field order gives the output order of tracks.
+struct EntityKey {
+  std::string job, namespace_name, container, host;
+  int32_t gpu = -1;
+  std::string gpu_instance, uuid;
+  auto operator<=>(const EntityKey&) const = default;
+  // "pod 'p' host 'h' gpu 0 instance '3'" (only the parts that are set).
+  std::string Describe() const;
+};
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// Applies the label conventions of telemetry.h. On a bad `gpu` label returns
+// an error text "field 'gpu': expected a GPU index (integer >= 0), got 'x'"
+// without location, for the caller to prefix.
+Result<EntityKey> KeyFromLabels(const Labels& labels, const std::string& default_host);
+
+// Where a sample came from: "<file>:<line>" or "<file>: <path>".
+struct Loc {
+  const std::string* file = nullptr;
+  int64_t line = 0;       // 0: none
+  std::string_view path;  // JSON path, or empty
+  std::string Str() const;
+};
+
+// Converts a raw utilization value (kPercent / kRatio) to 0..1, or counts a
+// warning (blank, non-finite, out of range; `text` is the value as written)
+// and returns nullopt. Values within 1e-6 (relative) above the maximum are
+// clamped.
+std::optional<float> BusyFromRaw(double v, ValueKind kind, std::string_view text, const Loc& loc,
+                                 Warnings* warnings);
+// Same for memory (kMiB / kBytes) -> bytes.
+std::optional<int64_t> BytesFromRaw(double v, ValueKind kind, std::string_view text, const Loc& loc,
+                                    Warnings* warnings);
+
+// Parses a decimal number or NaN / Inf / +Inf / -Inf (any case). nullopt for
+// other text.
+std::optional<double> ParseSample(std::string_view text);
+
+// Collects samples per (entity, signal) and memory per entity, then builds
+// the tracks (telemetry.h contract: order checks, memory joined by time).
+class TrackSet {
+ public:
+  explicit TrackSet(Warnings* warnings) : warnings_(warnings) {}
+  void AddUtil(const EntityKey& key, UtilSignal signal, Micros t, float busy, const Loc& loc);
+  void AddMem(const EntityKey& key, Micros t, int64_t bytes, const Loc& loc);
+  // Appends the tracks to *out (sorted as documented); counts memory that
+  // joined no utilization sample.
+  void Finish(std::vector<UtilTrack>* out);
+
+ private:
+  struct Series {
+    std::vector<Micros> time;
+    std::vector<float> busy;
+  };
+  struct Mem {
+    std::vector<Micros> time;
+    std::vector<int64_t> bytes;
+  };
+  Warnings* warnings_;
+  std::map<std::pair<EntityKey, UtilSignal>, Series> util_;
+  std::map<EntityKey, Mem> mem_;
+};
+
+// Reads a whole file, plain or gzip, into memory ("<path>: cannot open: ..."
+// on errors).
+Result<std::string> ReadWholeFile(const std::string& path);
+
+}  // namespace utilsim::traces::internal
