@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -11,7 +13,10 @@
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/console_table.h"
 #include "utilsim/tools/csv_export.h"
+#include "utilsim/tools/formats.h"
 #include "utilsim/tools/inputs.h"
+#include "utilsim/tools/inspect.h"
+#include "utilsim/traces/canonical.h"
 #include "utilsim/tools/result_store.h"
 #include "utilsim/tools/runner.h"
 
@@ -45,6 +50,39 @@ Status CheckWritable(const std::string& path, const std::string& option) {
   return Status::Ok();
 }
 
+// Options of the trace readers and of utilization sources; shared by run,
+// compare, inspect and convert.
+void AddReaderOptions(CLI::App* cmd, Options& o) {
+  cmd->add_option("--nodes", o.input.reader.nodes,
+                  "aaic: nodes of 8 GPUs in the cluster (default 50, the installed count)");
+  cmd->add_option("--gpus-per-node", o.input.reader.gpus_per_node,
+                  "itp, swf: GPUs per node, for splitting large jobs into gangs")
+      ->capture_default_str();
+  cmd->add_option("--pending", o.input.reader.pending,
+                  "openb: pods never scheduled: run (from creation to deletion) or skip")
+      ->capture_default_str();
+  cmd->add_option("--swf-unit", o.input.reader.swf_unit,
+                  "swf: what a processor is: gpu or cpu")
+      ->capture_default_str();
+  cmd->add_option("--node-list", o.input.reader.node_list,
+                  "openb: node list CSV (default: openb_node_list_all_node.csv beside the pods)");
+  cmd->add_option("--telemetry", o.input.telemetry,
+                  "GPU telemetry joined to the jobs by pod/job id or host and time window "
+                  "(comma-separated files; docs/formats/telemetry.md)");
+  cmd->add_option("--telemetry-format", o.input.telemetry_format,
+                  "Telemetry format (default: detected; `utilsim formats` lists them)");
+  cmd->add_option("--telemetry-offset", o.input.telemetry_offset_s,
+                  "Seconds added to telemetry times to align them with the trace's times");
+  cmd->add_option("--util-library", o.input.util_library,
+                  "Telemetry whose series become a profile library, attached by a seeded "
+                  "class rule to jobs without measured utilization (docs/trace-formats.md)");
+  cmd->add_option("--util-library-format", o.input.util_library_format,
+                  "Format of --util-library (default: detected)");
+  cmd->add_option("--attach", o.input.attach,
+                  "What the library gives a job: series (its shape, stretched to the job) or mean")
+      ->capture_default_str();
+}
+
 void AddInputOptions(CLI::App* cmd, Options& o) {
   cmd->add_option("--trace", o.input.trace,
                   "Job trace file, or builtin:demo / builtin:bench (the seeded synthetic "
@@ -58,6 +96,7 @@ void AddInputOptions(CLI::App* cmd, Options& o) {
                   "Seed for every random stream (synthetic jobs, randomised policies)")
       ->capture_default_str();
   cmd->add_option("--jobs", o.input.jobs, "Built-in workloads only: number of jobs to generate");
+  AddReaderOptions(cmd, o);
   cmd->add_option("--profiles", o.profiles, "YAML file of placement profiles (docs/policies.md)");
   cmd->add_option("--out", o.out,
                   "Results database to write (SQLite, docs/results.md); written atomically");
@@ -135,8 +174,79 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
     if (Status s = ExportCsv(runs, o.csv_dir); !s.ok()) return s;
     std::cout << "CSV written to " << o.csv_dir << "/{runs,jobs,samples}.csv\n";
   }
-  for (const auto& r : runs)
-    if (runs.size() > 1 && !r.meta.notes.empty()) std::cout << "note (" << r.meta.label << "): " << r.meta.notes << "\n";
+  if (runs.size() > 1) {
+    // Notes shared by every run (input warnings, attachment rules) once; the
+    // rest per run.
+    auto split = [](const std::string& notes) {
+      std::vector<std::string> parts;
+      size_t pos = 0;
+      while (pos < notes.size()) {
+        size_t end = notes.find("; ", pos);
+        if (end == std::string::npos) end = notes.size();
+        if (end > pos) parts.push_back(notes.substr(pos, end - pos));
+        pos = end + 2;
+      }
+      return parts;
+    };
+    const std::vector<std::string> first = split(runs[0].meta.notes);
+    for (const auto& n : first) {
+      bool everywhere = true;
+      for (const auto& r : runs) everywhere &= r.meta.notes.find(n) != std::string::npos;
+      if (everywhere) std::cout << "note: " << n << "\n";
+    }
+    for (const auto& r : runs)
+      for (const auto& n : split(r.meta.notes))
+        if (std::find(first.begin(), first.end(), n) == first.end() ||
+            std::any_of(runs.begin(), runs.end(), [&](const RunResult& x) {
+              return x.meta.notes.find(n) == std::string::npos;
+            }))
+          std::cout << "note (" << r.meta.label << "): " << n << "\n";
+  }
+  return Status::Ok();
+}
+
+Status InspectCommand(Options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  o.input.require_cluster = false;
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  traces::TraceData data = in.value().trace_info;
+  data.workload = std::move(in.value().workload);
+  std::optional<ClusterSpec> cluster;
+  if (!in.value().cluster.groups.empty()) cluster = in.value().cluster;
+  InspectResult r = Inspect(data, cluster, in.value().format);
+  std::cout << r.text;
+  for (const auto& n : in.value().notes)
+    if (n.rfind("input: ", 0) != 0) std::cout << "note: " << n << "\n";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "\nread in %.2f s (%.0f rows/s, %.1f MB/s)\n", secs,
+                static_cast<double>(data.rows_read) / std::max(secs, 1e-9),
+                static_cast<double>(data.bytes_read) / 1e6 / std::max(secs, 1e-9));
+  std::cout << buf;
+  if (r.fatal()) return Status::Error("inspect: fatal problems found (see findings above)");
+  return Status::Ok();
+}
+
+Status ConvertCommand(Options& o, const std::string& cluster_out) {
+  if (o.out.empty()) return Status::Error("--out: required (the jobs CSV to write)");
+  if (Status s = CheckWritable(o.out, "--out"); !s.ok()) return s;
+  if (Status s = CheckWritable(cluster_out, "--cluster-out"); !s.ok()) return s;
+  o.input.require_cluster = false;
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  if (Status s = traces::WriteJobsCsv(in.value().workload, o.out); !s.ok()) return s;
+  std::cout << "wrote " << in.value().workload.jobs.size() << " jobs to " << o.out << "\n";
+  if (!cluster_out.empty()) {
+    if (in.value().cluster.groups.empty())
+      return Status::Error("--cluster-out: format " + in.value().format +
+                           " does not describe the cluster");
+    if (Status s = traces::WriteClusterYaml(in.value().cluster, cluster_out); !s.ok()) return s;
+    std::cout << "wrote the cluster (" << in.value().cluster.total_nodes() << " nodes, "
+              << in.value().cluster.total_gpus() << " GPUs) to " << cluster_out << "\n";
+  }
+  for (const auto& n : in.value().notes) std::cout << "note: " << n << "\n";
   return Status::Ok();
 }
 
@@ -185,7 +295,22 @@ int RunMain(int argc, char** argv) {
   CLI::App* pol = app.add_subcommand("policies", "List queue and placement policies and profiles");
   pol->add_option("--profiles", o.profiles, "Also list the profiles of this YAML file");
 
-  app.add_subcommand("formats", "List the trace formats this version reads");
+  app.add_subcommand("formats", "List the trace and telemetry formats this version reads");
+
+  CLI::App* insp = app.add_subcommand(
+      "inspect",
+      "Report what a trace contains and what is wrong with it: counts, time span, size, run time, "
+      "utilization and recorded-wait distributions, demand against capacity, findings");
+  std::string insp_trace;
+  insp->add_option("trace", insp_trace, "Trace file(s), comma-separated, or a folder");
+  AddInputOptions(insp, o);
+
+  CLI::App* conv = app.add_subcommand(
+      "convert", "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
+                 "and, where known, the cluster as YAML");
+  std::string cluster_out;
+  AddInputOptions(conv, o);
+  conv->add_option("--cluster-out", cluster_out, "Write the cluster spec (YAML) here");
 
   CLI::App* demo = app.add_subcommand(
       "demo",
@@ -224,7 +349,20 @@ int RunMain(int argc, char** argv) {
       }
     }
   } else if (app.got_subcommand("formats")) {
-    for (const auto& [name, desc] : TraceFormats()) std::cout << name << ": " << desc << "\n";
+    std::cout << "Trace formats (--format; detected from the file when left out):\n";
+    for (const auto& [name, desc] : TraceFormatList())
+      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ')
+                << desc << "\n";
+    std::cout << "\nTelemetry formats (--telemetry-format, --util-library-format):\n";
+    for (const auto& [name, desc] : TelemetryFormatList())
+      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ')
+                << desc << "\n";
+    std::cout << "\nField mappings and units: docs/trace-formats.md\n";
+  } else if (*insp) {
+    if (!insp_trace.empty()) o.input.trace = insp_trace;
+    st = InspectCommand(o);
+  } else if (*conv) {
+    st = ConvertCommand(o, cluster_out);
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

@@ -87,8 +87,9 @@ std::string JobStatsText(const Workload& w) {
                     ")\n";
   if (n > 0) {
     const double first = w.jobs.front().submit.seconds(), last = w.jobs.back().submit.seconds();
-    out += "submit span: " + HumanSeconds(last - first) + " (" + std::to_string(first) + " s .. " +
-           std::to_string(last) + " s)\n";
+    char buf[128];
+    std::snprintf(buf, sizeof buf, " (%.0f s .. %.0f s)\n", first, last);
+    out += "submit span: " + HumanSeconds(last - first) + buf;
   }
   out += "GPUs per job (tasks x GPUs per task):\n";
   for (const auto& [label, c] : sizes)

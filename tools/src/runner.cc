@@ -60,9 +60,7 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
     if (!out[i].ok())
       return Status::Error("policy '" + policies[i] + "': " + out[i].status().message());
     results.push_back(std::move(out[i]).value());
-    if (!in.warnings.empty()) {
-      for (const auto& w : in.warnings) results.back().meta.notes += "input: " + w + "; ";
-    }
+    for (const auto& n : in.notes) results.back().meta.notes += n + "; ";
   }
   return results;
 }

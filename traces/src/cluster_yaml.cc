@@ -149,10 +149,14 @@ Status Parser::ParseModel(const YAML::Node& n, size_t i, GpuModelSpec* m) const 
                    {"name", "memory_gib", "memory_mib", "speed"}, &e));
   UTILSIM_TRY(Require(e, "name"));
   UTILSIM_TRY(String(e, "name", &m->name));
-  std::string mem;
-  UTILSIM_TRY(OneOf(e, "memory_gib", "memory_mib", &mem));
-  UTILSIM_TRY(mem == "memory_gib" ? Scaled(e, mem, double(kGiB), 1 << 20, &m->memory_bytes)
-                                  : Scaled(e, mem, double(kMiB), 1 << 30, &m->memory_bytes));
+  // GPU memory is optional: some traces do not disclose it (0 = unknown).
+  m->memory_bytes = 0;
+  if (e.has("memory_gib") || e.has("memory_mib")) {
+    std::string mem;
+    UTILSIM_TRY(OneOf(e, "memory_gib", "memory_mib", &mem));
+    UTILSIM_TRY(mem == "memory_gib" ? Scaled(e, mem, double(kGiB), 1 << 20, &m->memory_bytes)
+                                    : Scaled(e, mem, double(kMiB), 1 << 30, &m->memory_bytes));
+  }
   if (e.has("speed")) {
     const YAML::Node& s = e.values.at("speed");
     double v = 0;

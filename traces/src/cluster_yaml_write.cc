@@ -47,8 +47,11 @@ std::string FormatClusterYaml(const ClusterSpec& spec) {
   if (spec.models.empty()) out += " []";
   for (const GpuModelSpec& m : spec.models) {
     out += "\n  - {name: " + Quote(m.name) + ", ";
-    AppendMemory(&out, m.memory_bytes);
-    out += ", speed: ";
+    if (m.memory_bytes > 0) {  // 0 = unknown: the key is left out
+      AppendMemory(&out, m.memory_bytes);
+      out += ", ";
+    }
+    out += "speed: ";
     AppendDouble(&out, m.speed);
     out += "}";
   }

@@ -1,5 +1,6 @@
-// Loading what a run reads: a trace in some format plus a cluster spec, or
-// the built-in synthetic workload.
+// Loading what a run reads: a trace in one of the supported formats (or the
+// built-in synthetic workload), the cluster, and optional utilization from
+// telemetry or a profile library.
 #pragma once
 
 #include <cstdint>
@@ -9,17 +10,27 @@
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/tools/formats.h"
+#include "utilsim/traces/trace.h"
 
 namespace utilsim::tools {
 
 struct InputOptions {
-  // A trace file, or "builtin:demo" / "builtin:bench" (the synthetic
-  // generator with DemoParams / BenchParams).
+  // Trace file(s), comma-separated, or a folder, or "builtin:demo" /
+  // "builtin:bench" (the synthetic generator with DemoParams / BenchParams).
   std::string trace = "builtin:demo";
-  std::string format;   // "" = infer from the file
-  std::string cluster;  // YAML cluster spec; required unless the format has one
-  uint64_t seed = 1;    // used by synthetic generation
+  std::string format;   // "" = detect
+  std::string cluster;  // YAML cluster spec; overrides a cluster the trace describes
+  uint64_t seed = 1;    // synthetic generation and profile attachment
   int64_t jobs = -1;    // builtin: override the number of jobs (-1 = default)
+  ReaderOptions reader;
+  // Telemetry joined to the jobs by pod/job id or host and time window.
+  std::string telemetry, telemetry_format;
+  double telemetry_offset_s = 0;  // added to telemetry times to align with the trace
+  // Telemetry turned into a profile library attached to jobs without utilization.
+  std::string util_library, util_library_format;
+  std::string attach = "series";  // "series" or "mean"
+  bool require_cluster = true;     // false: a missing cluster is not an error (inspect, convert)
 };
 
 struct Inputs {
@@ -27,12 +38,11 @@ struct Inputs {
   ClusterSpec cluster;
   std::string digest;  // digest of workload and cluster together
   std::string format;  // the format actually used
-  std::vector<std::string> warnings;
+  traces::TraceData trace_info;  // warnings, notes, counts (workload moved out)
+  std::vector<std::string> notes;  // for result metadata: warnings, attachment rules
 };
 
-// Trace formats this version reads, with a one-line description each.
-std::vector<std::pair<std::string, std::string>> TraceFormats();
-
+// Loads and prepares inputs. Errors name the option or file at fault.
 Result<Inputs> LoadInputs(const InputOptions& opt);
 
 }  // namespace utilsim::tools
