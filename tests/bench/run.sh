@@ -26,6 +26,17 @@ for policy in best-fit first-fit worst-fit; do
   run "core, 1M jobs, 10k GPUs, $policy" $PIN "$BUILD/tests/bench/bench_core" --policy "$policy" --out "$TMP/core.db"
 done
 
+TRACES=${UTILSIM_TRACES:-$ROOT/../shared/traces}
+if [ -d "$TRACES" ]; then
+  while IFS= read -r line; do
+    echo "$line" >&2
+    name=$(echo "$line" | sed -n 's/^input=\([^ ]*\).*/\1/p')
+    printf '| parse %s | `%s` | %s |\n' "$name" "$PIN $BUILD/tests/bench/bench_parse \$UTILSIM_TRACES /tmp" "$line" >> "$TMP/rows"
+  done < <($PIN "$BUILD/tests/bench/bench_parse" "$TRACES" "$TMP")
+else
+  echo "bench: parse throughput skipped: $TRACES not found (set UTILSIM_TRACES)" >&2
+fi
+
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 {
   echo "<!-- BEGIN GENERATED: make bench -->"
