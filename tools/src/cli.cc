@@ -83,7 +83,9 @@ void AddReaderOptions(CLI::App* cmd, Options& o) {
       ->capture_default_str();
 }
 
-void AddInputOptions(CLI::App* cmd, Options& o) {
+void AddInputOptions(CLI::App* cmd, Options& o,
+                     const std::string& out_help =
+                         "Results database to write (SQLite, docs/results.md); written atomically") {
   cmd->add_option("--trace", o.input.trace,
                   "Job trace file, or builtin:demo / builtin:bench (the seeded synthetic "
                   "workload, docs/workloads.md)")
@@ -98,8 +100,7 @@ void AddInputOptions(CLI::App* cmd, Options& o) {
   cmd->add_option("--jobs", o.input.jobs, "Built-in workloads only: number of jobs to generate");
   AddReaderOptions(cmd, o);
   cmd->add_option("--profiles", o.profiles, "YAML file of placement profiles (docs/policies.md)");
-  cmd->add_option("--out", o.out,
-                  "Results database to write (SQLite, docs/results.md); written atomically");
+  cmd->add_option("--out", o.out, out_help);
   cmd->add_option("--csv", o.csv_dir, "Also export runs.csv, jobs.csv, samples.csv to this folder");
   cmd->add_option("--sample-interval", o.run.sample_interval_s,
                   "Seconds of simulated time between cluster samples")
@@ -309,7 +310,7 @@ int RunMain(int argc, char** argv) {
       "convert", "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
                  "and, where known, the cluster as YAML");
   std::string cluster_out;
-  AddInputOptions(conv, o);
+  AddInputOptions(conv, o, "Canonical jobs CSV to write (docs/trace-format.md); written atomically");
   conv->add_option("--cluster-out", cluster_out, "Write the cluster spec (YAML) here");
 
   CLI::App* demo = app.add_subcommand(
