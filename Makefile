@@ -17,9 +17,10 @@ configure: deps
 	  (cat $(BUILD).configure.log; exit 1)
 
 build: configure
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 demo: build
+	@mkdir -p out
 	@./$(BUILD)/tools/utilsim demo --out out/demo.db
 
 # FUZZ_SECONDS: time per reader for the bounded fuzz run (0 skips it).
