@@ -20,7 +20,8 @@ struct JobRun {
   double speed = 1.0;   // slowest GPU speed of the placement
   uint32_t gen = 0;     // finish-event generation
   int64_t busy_micro = 0;  // contribution to the busy sum (constant-util jobs), micro-GPUs
-  uint32_t running_pos = 0;  // index in the running list
+  uint32_t running_pos = 0;  // index in the list of running series jobs
+  uint32_t list_pos = 0;     // index in the list of all running jobs
 };
 
 }  // namespace utilsim

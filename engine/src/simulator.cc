@@ -49,6 +49,9 @@ class Simulation final : public PassContext {
   ClusterState& cluster() override { return cluster_; }
   ModelMask mask(JobIndex j) const override { return masks_[j]; }
   Status Start(JobIndex j, const Placement& p) override;
+  const std::vector<JobIndex>& running() const override { return running_list_; }
+  Micros started_at(JobIndex j) const override { return runs_[j].start; }
+  const Placement& placement_of(JobIndex j) const override { return runs_[j].placement; }
 
  private:
   void Observe(const char* what, JobIndex j) {
@@ -96,6 +99,7 @@ class Simulation final : public PassContext {
   bool deadlocked_ = false;
   int64_t busy_micro_const_ = 0;          // busy sum of constant-util running jobs
   std::vector<JobIndex> running_series_;  // running jobs with a utilization series
+  std::vector<JobIndex> running_list_;    // running jobs, in no particular order
 };
 
 std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
@@ -181,6 +185,8 @@ Status Simulation::Start(JobIndex j, const Placement& p) {
     for (const auto& t : p) on_node_[t.node].push_back(j);
   }
   r.speed = PlacementSpeed(job, p, cluster_);
+  r.list_pos = static_cast<uint32_t>(running_list_.size());
+  running_list_.push_back(j);
   AddRunning(j);
   SetRate(j, progress_->Rate(job, p, cluster_));
   if (progress_->interacts()) UpdateRates(p, j);
@@ -236,6 +242,12 @@ void Simulation::DoFinish(JobIndex j) {
   r.end = now_;
   last_finish_ = std::max(last_finish_, now_);
   --running_;
+  {  // swap-remove: O(1)
+    const JobIndex last = running_list_.back();
+    running_list_[r.list_pos] = last;
+    runs_[last].list_pos = r.list_pos;
+    running_list_.pop_back();
+  }
   RemoveRunning(j);
   for (const auto& t : r.placement) cluster_.Release(t, job.task);
   if (progress_->interacts()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "utilsim/policies/backfill.h"
 #include "utilsim/policies/composed_scheduler.h"
 
 namespace utilsim {
@@ -9,19 +10,25 @@ namespace utilsim {
 void PolicyRegistry::AddQueue(PolicyInfo info, QueueFactory f) {
   info.kind = "queue";
   std::string name = info.name;
-  entries_[name] = Entry{std::move(info), std::move(f), nullptr, ""};
+  entries_[name] = Entry{std::move(info), std::move(f), nullptr, "", nullptr};
 }
 
 void PolicyRegistry::AddPlacement(PolicyInfo info, PlacementFactory f) {
   info.kind = "placement";
   std::string name = info.name;
-  entries_[name] = Entry{std::move(info), nullptr, std::move(f), ""};
+  entries_[name] = Entry{std::move(info), nullptr, std::move(f), "", nullptr};
+}
+
+void PolicyRegistry::AddBatch(PolicyInfo info, BatchFactory f) {
+  info.kind = "queue";
+  std::string name = info.name;
+  entries_[name] = Entry{std::move(info), nullptr, nullptr, "", std::move(f)};
 }
 
 void PolicyRegistry::AddProfile(PolicyInfo info, std::string queue, PlacementFactory f) {
   info.kind = "profile";
   std::string name = info.name;
-  entries_[name] = Entry{std::move(info), nullptr, std::move(f), std::move(queue)};
+  entries_[name] = Entry{std::move(info), nullptr, std::move(f), std::move(queue), nullptr};
 }
 
 bool PolicyRegistry::Has(const std::string& name) const { return entries_.count(name) > 0; }
@@ -68,6 +75,7 @@ Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name)
                            "; or QUEUE+PLACEMENT)");
     return unknown("placement policy", placement_name, "placement");
   }
+  if (q->second.batch) return q->second.batch(name, p->second.placement());
   return std::unique_ptr<Scheduler>(std::make_unique<ComposedScheduler>(
       name, q->second.queue(), p->second.placement()));
 }
@@ -82,6 +90,10 @@ PolicyRegistry BuiltinPolicies() {
   r.AddQueue({"as-recorded", "", "1",
               "starts each job at its recorded start time (identity replay for validation)"},
              MakeAsRecordedQueue);
+  r.AddBatch({"easy-backfill", "", "1",
+              "FIFO with EASY backfilling: the head gets a reservation; later jobs start if they "
+              "do not delay it (estimate: the user's walltime request, else the run time)"},
+             MakeEasyBackfill);
   r.AddPlacement({"first-fit", "", "1", "lowest-indexed node that fits"}, MakeFirstFit);
   r.AddPlacement({"best-fit", "", "1",
                   "Borg-style tightest fit: node left with the fewest free GPUs"},

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "utilsim/engine/cluster_state.h"
 #include "utilsim/engine/job.h"
@@ -36,6 +37,12 @@ class PassContext {
   // wrong shape is an error that stops the run naming the policy. The
   // scheduler must already have removed j from its queue or do so now.
   virtual Status Start(JobIndex j, const Placement& p) = 0;
+
+  // Running jobs, in no particular order (for reservations and backfilling).
+  virtual const std::vector<JobIndex>& running() const = 0;
+  // When running job j started, and where. Precondition: j is running.
+  virtual Micros started_at(JobIndex j) const = 0;
+  virtual const Placement& placement_of(JobIndex j) const = 0;
 };
 
 class Scheduler {

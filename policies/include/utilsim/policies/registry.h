@@ -32,9 +32,15 @@ class PolicyRegistry {
  public:
   using QueueFactory = std::function<std::unique_ptr<QueuePolicy>()>;
   using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>()>;
+  // A batch scheduler that needs a global view (backfilling, reservations):
+  // built from a label and a placement policy; named like a queue policy.
+  using BatchFactory = std::function<std::unique_ptr<Scheduler>(
+      std::string label, std::unique_ptr<PlacementPolicy> placement)>;
 
   void AddQueue(PolicyInfo info, QueueFactory f);
   void AddPlacement(PolicyInfo info, PlacementFactory f);
+  // Listed with kind "queue"; used as QUEUE in QUEUE+PLACEMENT.
+  void AddBatch(PolicyInfo info, BatchFactory f);
   // A profile: a named pair of a registered queue and a placement factory.
   void AddProfile(PolicyInfo info, std::string queue, PlacementFactory f);
 
@@ -51,6 +57,7 @@ class PolicyRegistry {
     QueueFactory queue;
     PlacementFactory placement;
     std::string profile_queue;
+    BatchFactory batch;
   };
   std::map<std::string, Entry> entries_;
 };
