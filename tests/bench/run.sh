@@ -43,7 +43,7 @@ if [ -d "$TRACES/aist-aaic" ]; then
   $PIN "$BUILD/tools/utilsim" run --trace "$A/aaicwl-2017Q3.csv.gz,$A/aaicwl-2017Q4.csv.gz,$A/aaicwl-2018Q1.csv.gz" \
     --policy easy-backfill+first-fit --nodes 40 > "$TMP/aaic.txt"
   end=$(date +%s.%N)
-  secs=$(echo "$end - $start" | bc)
+  secs=$(awk "BEGIN{printf \"%.2f\", $end - $start}")
   echo "bench: AAIC EASY backfill: ${secs}s" >&2
   printf '| AAIC 2017Q3-2018Q1 (231,617 jobs), easy-backfill+first-fit, 40 nodes | `%s` | wall_s=%s |\n' \
     "utilsim run --trace aaicwl-2017Q3.csv.gz,aaicwl-2017Q4.csv.gz,aaicwl-2018Q1.csv.gz --policy easy-backfill+first-fit --nodes 40" "$secs" >> "$TMP/rows"
