@@ -189,20 +189,6 @@ Status ReadOneFile(const std::string& path, const std::string& stem, const AaicO
   return Status::Ok();
 }
 
-// "YYYY-MM-DD hh:mm:ss UTC" of a UNIX time.
-std::string UtcText(int64_t t) {
-  using namespace std::chrono;
-  const sys_seconds at{seconds{t}};
-  const auto day = floor<days>(at);
-  const year_month_day ymd{day};
-  const hh_mm_ss<seconds> hms{at - day};
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u %02d:%02d:%02d UTC", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                static_cast<int>(hms.seconds().count()));
-  return buf;
-}
 
 std::string Counts(const std::map<int64_t, int64_t>& m, const char* const* names = nullptr,
                    int64_t num_names = 0) {
@@ -220,7 +206,7 @@ void AddNotes(int64_t origin, const AaicOptions& opt, const AaicTally& tally, Tr
   std::vector<std::string>& notes = out->notes;
   notes.push_back(out->workload.jobs.empty()
                       ? "time origin: none (no jobs)"
-                      : "time origin: UNIX " + std::to_string(origin) + " = " + UtcText(origin) +
+                      : "time origin: UNIX " + std::to_string(origin) + " = " + internal::UtcText(origin) +
                             " (the earliest time_submit over " +
                             std::to_string(tally.files.size()) +
                             " file(s)); submit and recorded start are relative to it");

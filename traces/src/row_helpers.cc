@@ -1,5 +1,6 @@
 #include "row_helpers.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -122,6 +123,21 @@ std::string Thousands(int64_t v) {
 std::string Num(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+// "YYYY-MM-DD hh:mm:ss UTC" of a UNIX time.
+std::string UtcText(int64_t t) {
+  using namespace std::chrono;
+  const sys_seconds at{seconds{t}};
+  const auto day = floor<days>(at);
+  const year_month_day ymd{day};
+  const hh_mm_ss<seconds> hms{at - day};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u %02d:%02d:%02d UTC", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<int>(hms.seconds().count()));
   return buf;
 }
 

@@ -66,6 +66,8 @@ void MergeWarnings(const Warnings& from, Warnings* to);
 
 // "1234567" -> "1,234,567", for notes.
 std::string Thousands(int64_t v);
+// "YYYY-MM-DD hh:mm:ss UTC" of a UNIX time in seconds.
+std::string UtcText(int64_t unix_s);
 // Shortest "%.*g" text of v with up to `digits` significant digits.
 std::string Num(double v, int digits = 6);
 

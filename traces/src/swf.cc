@@ -164,20 +164,6 @@ Status ParseLine(const CsvReader& csv, Context* cx, TraceData* out) {
   return Status::Ok();
 }
 
-// "YYYY-MM-DD hh:mm:ss UTC" of a UNIX time.
-std::string UtcText(int64_t t) {
-  using namespace std::chrono;
-  const sys_seconds at{seconds{t}};
-  const auto day = floor<days>(at);
-  const year_month_day ymd{day};
-  const hh_mm_ss<seconds> hms{at - day};
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u %02d:%02d:%02d UTC", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                static_cast<int>(hms.seconds().count()));
-  return buf;
-}
 
 std::string Counts(const std::map<int64_t, int64_t>& m, const char* const* names,
                    int64_t num_names) {
@@ -199,7 +185,7 @@ void AddNotes(const SwfHeader& h, const Context& cx, TraceData* out) {
   if (h.unix_start_time) {
     notes.push_back(
         "time origin: UnixStartTime " + std::to_string(*h.unix_start_time) + " = " +
-        UtcText(*h.unix_start_time) +
+        internal::UtcText(*h.unix_start_time) +
         (h.time_zone_string.empty() ? "" : " (TimeZoneString " + h.time_zone_string + ")") +
         "; submit times are seconds since it");
   } else {
