@@ -1,5 +1,7 @@
 #include "utilsim/tools/cli.h"
 
+#include "commands.h"
+
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -306,6 +308,21 @@ int RunMain(int argc, char** argv) {
   insp->add_option("trace", insp_trace, "Trace file(s), comma-separated, or a folder");
   AddInputOptions(insp, o);
 
+  CLI::App* val = app.add_subcommand(
+      "validate",
+      "Replay a trace that recorded its schedule under a policy approximating the recorded "
+      "scheduler and compare simulated with recorded waits (MAE, rank correlation, daily "
+      "correlation, quantiles), at one or several cluster sizes");
+  AddInputOptions(val, o);
+  std::string val_policy = "easy-backfill+first-fit";
+  std::vector<int> nodes_list;
+  val->add_option("--policy", val_policy, "Policy approximating the recorded scheduler")
+      ->capture_default_str();
+  val->add_option("--nodes-list", nodes_list,
+                  "Cluster sizes (nodes) to try, comma-separated, for single-group clusters; "
+                  "reports each (capacity sensitivity)")
+      ->delimiter(',');
+
   CLI::App* conv = app.add_subcommand(
       "convert", "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
                  "and, where known, the cluster as YAML");
@@ -362,6 +379,9 @@ int RunMain(int argc, char** argv) {
   } else if (*insp) {
     if (!insp_trace.empty()) o.input.trace = insp_trace;
     st = InspectCommand(o);
+  } else if (*val) {
+    o.run.seed = o.input.seed;
+    st = ValidateCommand(o.input, o.run, val_policy, nodes_list, o.out);
   } else if (*conv) {
     st = ConvertCommand(o, cluster_out);
   } else if (*demo) {

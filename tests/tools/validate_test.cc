@@ -1,0 +1,61 @@
+#include "utilsim/tools/validate.h"
+
+#include <gtest/gtest.h>
+
+#include "testutil/testutil.h"
+
+namespace utilsim::tools {
+namespace {
+
+TEST(Validate, CorrelationsByHand) {
+  // Pearson of (1,2,3) and (2,4,7): means 2 and 13/3; deviations (-1,0,1),
+  // (-7/3,-1/3,8/3); sab = 7/3 + 8/3 = 5; saa = 2; sbb = (49+1+64)/9 = 114/9;
+  // r = 5 / sqrt(2 * 114/9) = 5 / 5.0332 = 0.99340.
+  EXPECT_NEAR(Pearson({1, 2, 3}, {2, 4, 7}), 0.993399, 1e-6);
+  // Spearman with ties: ranks of (10, 20, 20, 30) = (1, 2.5, 2.5, 4); of
+  // (1, 3, 2, 4) = (1, 3, 2, 4). Pearson of those: deviations (-1.5, 0, 0,
+  // 1.5) and (-1.5, .5, -.5, 1.5): sab = 4.5, saa = 4.5, sbb = 5 -> 0.948683.
+  EXPECT_NEAR(Spearman({10, 20, 20, 30}, {1, 3, 2, 4}), 0.948683, 1e-6);
+  EXPECT_EQ(Spearman({1, 1, 1}, {1, 2, 3}), 0);  // constant series
+  EXPECT_EQ(Pearson({1}, {2}), 0);
+}
+
+TEST(Validate, CompareWaitsByHand) {
+  // Three jobs submitted on day 0 at 0, 10, 20 s; recorded waits 0, 10, 40;
+  // simulated waits 0, 30, 40. Errors 0, 20, 0: MAE 6.667 s, median 0.
+  Workload w;
+  RunResult r;
+  const int64_t rec[] = {0, 10, 40}, sim[] = {0, 30, 40};
+  for (int i = 0; i < 3; ++i) {
+    Job j;
+    j.submit = Seconds(10 * i);
+    j.recorded_start = j.submit + Seconds(rec[i]);
+    w.jobs.push_back(j);
+    JobRecord x;
+    x.submit = j.submit;
+    x.start = j.submit + Seconds(sim[i]);
+    r.jobs.push_back(x);
+  }
+  WaitFidelity f = CompareWaits(w, r);
+  EXPECT_EQ(f.jobs, 3);
+  EXPECT_NEAR(f.mae_s, 20.0 / 3, 1e-9);
+  EXPECT_EQ(f.median_ae_s, 0);
+  EXPECT_NEAR(f.recorded_mean_s, 50.0 / 3, 1e-9);
+  EXPECT_NEAR(f.simulated_mean_s, 70.0 / 3, 1e-9);
+  EXPECT_NEAR(f.spearman, 1.0, 1e-12);  // same order
+  EXPECT_EQ(f.days, 1);
+}
+
+TEST(Validate, AaicCapacitySweep) {
+  const std::string q3 = testutil::TracePath("aist-aaic/aaicwl-2017Q3.csv.gz");
+  if (q3.empty()) GTEST_SKIP() << "aist-aaic not in $UTILSIM_TRACES";
+  std::string out;
+  ASSERT_EQ(testutil::RunCli("validate --trace " + q3 + " --nodes-list 32,40", &out), 0) << out;
+  EXPECT_NE(out.find("13712 jobs with a recorded start"), std::string::npos);
+  EXPECT_NE(out.find("recorded mean wait               8.0 h           8.0 h"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("lowest wait MAE: 40 nodes"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace utilsim::tools
