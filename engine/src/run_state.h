@@ -12,7 +12,10 @@ struct JobRun {
   bool queued = false, running = false, finished = false, rejected = false;
   std::string reason;
   Placement placement;
-  Micros start{-1}, end{-1};
+  Micros start{-1}, end{-1};  // start of the current (last) run segment; end when finished
+  Micros first_start{-1};      // first time the job started
+  int64_t held_before_us = 0;  // time held in earlier segments (before preemptions)
+  int32_t preemptions = 0;
   Micros last{0};       // time up to which `done` is accounted
   Micros finish{0};     // scheduled finish under the current rate
   double done = 0;      // recorded microseconds of work completed

@@ -52,6 +52,11 @@ class Simulation final : public PassContext {
   const std::vector<JobIndex>& running() const override { return running_list_; }
   Micros started_at(JobIndex j) const override { return runs_[j].start; }
   const Placement& placement_of(JobIndex j) const override { return runs_[j].placement; }
+  double work_done_s(JobIndex j) const override {
+    const JobRun& r = runs_[j];
+    return (r.done + (r.running ? static_cast<double>((now_ - r.last).us) * r.rate : 0)) / 1e6;
+  }
+  Status Preempt(JobIndex j) override;
 
  private:
   void Observe(const char* what, JobIndex j) {
@@ -178,6 +183,7 @@ Status Simulation::Start(JobIndex j, const Placement& p) {
   r.running = true;
   r.placement = p;
   r.start = now_;
+  if (r.first_start.us < 0) r.first_start = now_;
   r.last = now_;
   ++running_;
   Observe("start", j);
@@ -190,6 +196,38 @@ Status Simulation::Start(JobIndex j, const Placement& p) {
   AddRunning(j);
   SetRate(j, progress_->Rate(job, p, cluster_));
   if (progress_->interacts()) UpdateRates(p, j);
+  return Status::Ok();
+}
+
+Status Simulation::Preempt(JobIndex j) {
+  if (j >= runs_.size() || !runs_[j].running)
+    return Status::Error("policy '" + sched_.label() + "' preempted a job that is not running");
+  JobRun& r = runs_[j];
+  const Job& job = w_.jobs[j];
+  Account(j);
+  r.done = std::max(0.0, r.done - static_cast<double>(cfg_.restart_cost.us));
+  r.held_before_us += (now_ - r.start).us;
+  ++r.preemptions;
+  ++r.gen;  // the pending finish event is now stale
+  r.running = false;
+  r.queued = true;
+  --running_;
+  {
+    const JobIndex last = running_list_.back();
+    running_list_[r.list_pos] = last;
+    runs_[last].list_pos = r.list_pos;
+    running_list_.pop_back();
+  }
+  RemoveRunning(j);
+  for (const auto& t : r.placement) cluster_.Release(t, job.task);
+  if (progress_->interacts()) {
+    for (const auto& t : r.placement) {
+      auto& v = on_node_[t.node];
+      v.erase(std::remove(v.begin(), v.end(), j), v.end());
+    }
+    UpdateRates(r.placement, j);
+  }
+  Observe("preempt", j);
   return Status::Ok();
 }
 
@@ -456,12 +494,14 @@ RunResult Simulation::Finish() {
       rec.reason = r.running ? "running at end of run" : "queued at end of run";
       if (r.running) Account(static_cast<JobIndex>(j));
     }
-    if (r.start.us >= 0) {
-      rec.start = r.start;
+    rec.preemptions = r.preemptions;
+    if (r.first_start.us >= 0) {
+      rec.start = r.first_start;
       rec.placement = FormatPlacement(r.placement, cluster_);
-      const Micros end = r.finished ? r.end : now_;
+      const Micros end = r.finished ? r.end : (r.running ? now_ : r.start);
       rec.finish = r.finished ? r.end : Micros(-1);
-      rec.alloc_gpu_s = gpus * (end - r.start).seconds();
+      rec.alloc_gpu_s =
+          gpus * (static_cast<double>(r.held_before_us) / 1e6 + (end - r.start).seconds());
       const Micros done = r.finished ? job.runtime : Micros(std::llround(r.done));
       rec.useful_gpu_s = gpus * RecordedBusyIntegral(job, w_, done);
       rec.idle_gpu_s[static_cast<size_t>(IdleCause::kUnattributed)] =

@@ -256,10 +256,11 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
                                       "running", "cpu_allocated_frac", "mem_allocated_frac",
                                       "gpus_free_whole", "gpus_stranded"}));
   std::vector<std::string> jobs_cols = Query(path, "SELECT name FROM pragma_table_info('jobs')");
-  ASSERT_EQ(jobs_cols.size(), 23u);
+  ASSERT_EQ(jobs_cols.size(), 24u);
   EXPECT_EQ(jobs_cols[0], "run_id");
-  EXPECT_EQ(jobs_cols[18], "idle_unattributed_gpu_s");
-  EXPECT_EQ(jobs_cols[22], "idle_sharing_gpu_s");
+  EXPECT_EQ(jobs_cols[15], "preemptions");
+  EXPECT_EQ(jobs_cols[19], "idle_unattributed_gpu_s");
+  EXPECT_EQ(jobs_cols[23], "idle_sharing_gpu_s");
   std::vector<std::string> runs_cols = Query(path, "SELECT name FROM pragma_table_info('runs')");
   EXPECT_EQ(runs_cols.front(), "run_id");
   EXPECT_EQ(runs_cols.back(), "events");

@@ -129,6 +129,7 @@ Status ParseJobRow(const std::vector<Cell>& row, JobRecord* j) {
   j->tasks = static_cast<int32_t>(r.Int());
   j->gpu_milli = r.Milli();
   j->placement = r.Text();
+  j->preemptions = static_cast<int32_t>(r.Int());
   j->alloc_gpu_s = r.Real();
   j->useful_gpu_s = r.Real();
   r.Skip();  // idle_gpu_s, the sum of the causes

@@ -105,6 +105,7 @@ const Table& JobsTable() {
              {"tasks", T::kInteger},
              {"gpus", T::kReal},
              {"placement", T::kText},
+             {"preemptions", T::kInteger},
              {"alloc_gpu_s", T::kReal},
              {"useful_gpu_s", T::kReal},
              {"idle_gpu_s", T::kReal}}};
@@ -171,6 +172,7 @@ void JobRow(int64_t run_id, const JobRecord& j, std::vector<Cell>* row) {
           Cell::Int(j.tasks),
           Cell::Real(static_cast<double>(j.gpu_milli) / 1000.0),
           Cell::Text(j.placement),
+          Cell::Int(j.preemptions),
           Cell::Real(j.alloc_gpu_s),
           Cell::Real(j.useful_gpu_s),
           Cell::Real(idle)};

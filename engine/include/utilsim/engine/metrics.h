@@ -38,12 +38,13 @@ struct JobRecord {
   JobOutcome outcome = JobOutcome::kFinished;
   std::string reason;       // why rejected (empty otherwise)
   Micros submit{0};
-  Micros start{-1};         // -1 if never started
+  Micros start{-1};         // first start; -1 if never started
   Micros finish{-1};        // -1 if not finished
   Micros recorded_runtime{0};
   int32_t tasks = 1;
   int64_t gpu_milli = 0;    // total GPU share held while running, milli-GPU
-  std::string placement;    // "node:gpu,gpu;node:gpu" (one ';'-separated entry per task)
+  std::string placement;    // "node:gpu,gpu;node:gpu" (one ';'-separated entry per task), last run
+  int32_t preemptions = 0;  // times the job was preempted
   double alloc_gpu_s = 0;   // GPU-seconds allocated (held)
   double useful_gpu_s = 0;  // GPU-seconds of useful (busy) work done
   std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_gpu_s{};  // by cause

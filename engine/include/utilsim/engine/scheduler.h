@@ -43,6 +43,14 @@ class PassContext {
   // When running job j started, and where. Precondition: j is running.
   virtual Micros started_at(JobIndex j) const = 0;
   virtual const Placement& placement_of(JobIndex j) const = 0;
+  // Recorded seconds of work job j has done (its progress).
+  virtual double work_done_s(JobIndex j) const = 0;
+
+  // Stops running job j now and frees its resources; the job keeps its
+  // progress minus the configured restart cost (SimConfig::restart_cost) and
+  // is queued again: the scheduler must put it back in its own queue. Error
+  // if j is not running.
+  virtual Status Preempt(JobIndex j) = 0;
 };
 
 class Scheduler {

@@ -33,6 +33,9 @@ struct SimConfig {
   double price_per_gpu_h = 2.0;  // USD per GPU-hour, for the idle cost figure
   Window window = Window::kArrivals;
   Micros warmup{0};  // skipped at the start of a kArrivals window
+  // Work a preempted job loses (checkpoint interval + restart), in recorded
+  // time: on preemption its progress goes back by this much (not below 0).
+  Micros restart_cost{0};
   // Progress model; nullptr = WholeGpuProgress. Not owned.
   const ProgressModel* progress = nullptr;
   // Called for every event processed, with a one-word description
