@@ -39,7 +39,10 @@ Status ComposedScheduler::Pass(PassContext& ctx) {
     started_.push_back(j);
     return true;
   });
-  for (JobIndex j : started_) queue_->Remove(j);
+  for (JobIndex j : started_) {
+    queue_->Remove(j);
+    queue_->OnStart(j, ctx.now());
+  }
   return error;
 }
 

@@ -22,7 +22,7 @@ class ComposedScheduler final : public Scheduler {
   PolicyId placement_policy() const override { return placement_->id(); }
   Status Init(const ClusterState& cluster, const Workload& w) override;
   void OnArrival(JobIndex j, Micros now) override { queue_->Add(j, now); }
-  void OnFinish(JobIndex, Micros) override {}
+  void OnFinish(JobIndex j, Micros now) override { queue_->OnFinish(j, now); }
   Status Pass(PassContext& ctx) override;
   Micros NextWakeup(Micros now) const override { return queue_->NextWakeup(now); }
   size_t queued() const override { return queue_->size(); }

@@ -25,6 +25,10 @@ class QueuePolicy {
   // Visits the jobs that may start at `now`, in order, until visit returns
   // false. visit must not Add or Remove.
   virtual void Visit(Micros now, const std::function<bool(JobIndex)>& visit) = 0;
+  // Notifications for policies whose order depends on what runs (fair share,
+  // attained service): job j started / finished. Default: ignored.
+  virtual void OnStart(JobIndex /*j*/, Micros /*now*/) {}
+  virtual void OnFinish(JobIndex /*j*/, Micros /*now*/) {}
   // Earliest time > now at which a queued job becomes eligible, or kNever.
   virtual Micros NextWakeup(Micros /*now*/) const { return kNever; }
   virtual size_t size() const = 0;
