@@ -23,6 +23,7 @@ class EasyBackfill final : public Scheduler {
   PolicyId placement_policy() const override { return placement_->id(); }
   Status Init(const ClusterState&, const Workload& w) override {
     w_ = &w;
+    placement_->Init(w);
     return Status::Ok();
   }
   void OnArrival(JobIndex j, Micros) override { queue_.insert({w_->jobs[j].submit, j}); }

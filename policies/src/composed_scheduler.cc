@@ -11,6 +11,7 @@ ComposedScheduler::ComposedScheduler(std::string label, std::unique_ptr<QueuePol
 
 Status ComposedScheduler::Init(const ClusterState& /*cluster*/, const Workload& w) {
   queue_->Init(w);
+  placement_->Init(w);
   return Status::Ok();
 }
 

@@ -19,6 +19,9 @@ class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
   virtual PolicyId id() const = 0;
+  // Called once before a run with the whole workload (policies that need
+  // workload statistics, such as FGD's task-class popularity). Default: none.
+  virtual void Init(const Workload& /*w*/) {}
   // A placement for every task of `job`, or nullopt if it cannot start now.
   virtual std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) = 0;
 };
