@@ -4,6 +4,7 @@
 
 #include "utilsim/policies/backfill.h"
 #include "utilsim/policies/composed_scheduler.h"
+#include "utilsim/policies/queues_extra.h"
 
 namespace utilsim {
 
@@ -80,6 +81,18 @@ Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name)
       name, q->second.queue(), p->second.placement()));
 }
 
+Result<std::unique_ptr<PlacementPolicy>> PolicyRegistry::MakePlacement(
+    const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end() || !it->second.placement) {
+    std::string known;
+    for (const auto& [n, e] : entries_)
+      if (e.placement) known += (known.empty() ? "" : ", ") + n;
+    return Status::Error("unknown placement policy '" + name + "' (known: " + known + ")");
+  }
+  return it->second.placement();
+}
+
 PolicyRegistry BuiltinPolicies() {
   PolicyRegistry r;
   r.AddQueue({"fifo", "", "1", "first come first served by submit time; the head blocks the queue"},
@@ -94,6 +107,29 @@ PolicyRegistry BuiltinPolicies() {
               "FIFO with EASY backfilling: the head gets a reservation; later jobs start if they "
               "do not delay it (estimate: the user's walltime request, else the run time)"},
              MakeEasyBackfill);
+  r.AddQueue({"sjf", "", "1",
+              "shortest job first by the user's estimate (walltime request, else run time); "
+              "skips jobs that do not fit"},
+             MakeSjfQueue);
+  r.AddQueue({"sjf-oracle", "", "1",
+              "shortest job first by the recorded run time (an oracle: not knowable online)"},
+             MakeSjfOracleQueue);
+  r.AddQueue({"priority", "", "1", "higher priority first, then submit time; non-blocking"},
+             MakePriorityQueue);
+  r.AddBatch({"drf", "", "1",
+              "Dominant Resource Fairness across tenants: the tenant with the lowest dominant "
+              "share (GPU, CPU, memory) goes first"},
+             MakeDrf);
+  r.AddBatch({"tiresias", "", "1",
+              "Tiresias discretised 2D-LAS: queues by attained GPU-service (3600, 36000 GPU-s), "
+              "FIFO within a queue, preempts lower queues"},
+             [](std::string label, std::unique_ptr<PlacementPolicy> p) {
+               return MakeTiresias(std::move(label), std::move(p), DefaultTiresiasThresholds());
+             });
+  r.AddBatch({"priority-preempt", "", "1",
+              "priority order; a job that cannot fit preempts strictly lower-priority jobs "
+              "(restart cost: --restart-cost)"},
+             MakePriorityPreempt);
   r.AddPlacement({"first-fit", "", "1", "lowest-indexed node that fits"}, MakeFirstFit);
   r.AddPlacement({"best-fit", "", "1",
                   "Borg-style tightest fit: node left with the fewest free GPUs"},

@@ -18,8 +18,11 @@ TEST(Registry, BuiltinsListedWithVersions) {
   }
   const std::vector<std::string> expect = {"placement:best-fit@1", "placement:first-fit@1",
                                            "placement:worst-fit@1", "queue:as-recorded@1",
-                                           "queue:easy-backfill@1",
-                                           "queue:fifo@1", "queue:fifo-skip@1"};
+                                           "queue:drf@1", "queue:easy-backfill@1",
+                                           "queue:fifo@1", "queue:fifo-skip@1",
+                                           "queue:priority@1", "queue:priority-preempt@1",
+                                           "queue:sjf@1", "queue:sjf-oracle@1",
+                                           "queue:tiresias@1"};
   EXPECT_EQ(names, expect);
 }
 

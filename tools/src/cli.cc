@@ -117,6 +117,10 @@ void AddInputOptions(CLI::App* cmd, Options& o,
   cmd->add_option("--warmup", o.run.warmup_s,
                   "Seconds skipped at the start of the arrivals window (cluster filling up)")
       ->capture_default_str();
+  cmd->add_option("--restart-cost", o.run.restart_cost_s,
+                  "Seconds of work a preempted job loses (checkpoint interval + restart), for "
+                  "preemptive policies (tiresias, priority-preempt)")
+      ->capture_default_str();
   cmd->add_option("--price", o.run.price_per_gpu_h,
                   "Price of one GPU-hour in USD, for the cost of idle allocated GPUs")
       ->capture_default_str();

@@ -36,6 +36,9 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
   auto warmup = FromSeconds(settings.warmup_s);
   if (!warmup || warmup->us < 0) return Status::Error("--warmup: expected seconds >= 0");
   cfg.warmup = *warmup;
+  auto restart = FromSeconds(settings.restart_cost_s);
+  if (!restart || restart->us < 0) return Status::Error("--restart-cost: expected seconds >= 0");
+  cfg.restart_cost = *restart;
   cfg.seed = settings.seed;
   cfg.price_per_gpu_h = settings.price_per_gpu_h;
   cfg.input_digest = in.digest;

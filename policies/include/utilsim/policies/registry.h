@@ -50,6 +50,8 @@ class PolicyRegistry {
   // Builds a scheduler for a policy name (forms above). Unknown names give an
   // error listing the known ones.
   Result<std::unique_ptr<Scheduler>> Make(const std::string& name) const;
+  // Builds a placement policy (or profile's placement) by name alone.
+  Result<std::unique_ptr<PlacementPolicy>> MakePlacement(const std::string& name) const;
 
  private:
   struct Entry {

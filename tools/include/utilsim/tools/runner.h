@@ -18,6 +18,7 @@ struct RunSettings {
   double price_per_gpu_h = 2.0;
   std::string window = "arrivals";  // "arrivals" or "full" (SimConfig::window)
   double warmup_s = 0;              // skipped at the start of the arrivals window
+  double restart_cost_s = 0;        // work a preempted job redoes (SimConfig::restart_cost)
   uint64_t seed = 1;
   int threads = 0;  // 0 = hardware concurrency
 };
