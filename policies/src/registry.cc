@@ -4,6 +4,8 @@
 
 #include "utilsim/policies/backfill.h"
 #include "utilsim/policies/composed_scheduler.h"
+#include "utilsim/policies/fgd.h"
+#include "utilsim/policies/packing.h"
 #include "utilsim/policies/queues_extra.h"
 
 namespace utilsim {
@@ -136,6 +138,28 @@ PolicyRegistry BuiltinPolicies() {
                  MakeBestFit);
   r.AddPlacement({"worst-fit", "", "1", "spread: node left with the most free GPUs"},
                  MakeWorstFit);
+  r.AddPlacement({"epvm", "", "1",
+                  "Borg's original E-PVM: minimise the marginal exponential cost of GPU, CPU "
+                  "and memory utilisation (spreads)"},
+                 MakeEpvm);
+  r.AddPlacement({"stranding-hybrid", "", "1",
+                  "best fit that penalises leaving GPUs stranded by exhausted CPU or memory "
+                  "(Borg's hybrid idea; formula in docs/packing.md)"},
+                 MakeStrandingHybrid);
+  r.AddPlacement({"tetris", "", "1",
+                  "Tetris alignment: max dot product of normalised demand and free vectors"},
+                 MakeTetris);
+  r.AddPlacement({"gpu-packing", "", "1", "FGD paper baseline: pack GPUs (docs/packing.md)"},
+                 MakeGpuPacking);
+  r.AddPlacement({"gpu-clustering", "", "1",
+                  "FGD paper baseline: cluster tasks of the same GPU type (docs/packing.md)"},
+                 MakeGpuClustering);
+  r.AddPlacement({"fgd", "", "1",
+                  "Fragmentation Gradient Descent (Weng et al., ATC'23): least growth of "
+                  "fragmentation for the workload's task classes"},
+                 [] { return MakeFgd(TaskClassDist{}); });
+  r.AddPlacement({"random", "", "1", "seeded uniform choice among feasible nodes"},
+                 [] { return MakeRandomPlacement(1); });
   return r;
 }
 

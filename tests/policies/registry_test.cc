@@ -16,7 +16,15 @@ TEST(Registry, BuiltinsListedWithVersions) {
     names.push_back(p.kind + ":" + p.name + "@" + p.version);
     EXPECT_FALSE(p.description.empty()) << p.name;
   }
-  const std::vector<std::string> expect = {"placement:best-fit@1", "placement:first-fit@1",
+  const std::vector<std::string> expect = {"placement:best-fit@1",
+                                           "placement:epvm@1",
+                                           "placement:fgd@1",
+                                           "placement:first-fit@1",
+                                           "placement:gpu-clustering@1",
+                                           "placement:gpu-packing@1",
+                                           "placement:random@1",
+                                           "placement:stranding-hybrid@1",
+                                           "placement:tetris@1",
                                            "placement:worst-fit@1", "queue:as-recorded@1",
                                            "queue:drf@1", "queue:easy-backfill@1",
                                            "queue:fifo@1", "queue:fifo-skip@1",

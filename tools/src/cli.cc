@@ -15,6 +15,7 @@
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/console_table.h"
 #include "utilsim/tools/csv_export.h"
+#include "utilsim/tools/fgd_experiment.h"
 #include "utilsim/tools/formats.h"
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/inspect.h"
@@ -327,6 +328,22 @@ int RunMain(int argc, char** argv) {
                   "reports each (capacity sensitivity)")
       ->delimiter(',');
 
+  CLI::App* fgd = app.add_subcommand(
+      "fgd-experiment",
+      "The FGD paper's packing experiment (arrival-only): pods drawn from the trace arrive and "
+      "are placed with no departures until their GPU request reaches --max-arrived x capacity; "
+      "reports GPU allocation ratio and fragmentation per placement policy, over seeds");
+  AddInputOptions(fgd, o);
+  FgdExperimentOptions fgd_opt;
+  fgd_opt.policies = {"random", "tetris", "gpu-clustering", "gpu-packing", "best-fit", "fgd"};
+  fgd->add_option("--policies", fgd_opt.policies, "Placement policies, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  fgd->add_option("--seeds", fgd_opt.seeds, "Runs per policy (seeds 1..N)")->capture_default_str();
+  fgd->add_option("--max-arrived", fgd_opt.max_arrived,
+                  "Stop when the arrived GPU request reaches this share of capacity")
+      ->capture_default_str();
+
   CLI::App* conv = app.add_subcommand(
       "convert", "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
                  "and, where known, the cluster as YAML");
@@ -386,6 +403,22 @@ int RunMain(int argc, char** argv) {
   } else if (*val) {
     o.run.seed = o.input.seed;
     st = ValidateCommand(o.input, o.run, val_policy, nodes_list, o.out);
+  } else if (*fgd) {
+    o.input.require_cluster = true;
+    auto in = LoadInputs(o.input);
+    if (!in.ok()) {
+      st = in.status();
+    } else {
+      auto curves = RunFgdExperiment(in.value().workload, in.value().cluster, fgd_opt);
+      if (!curves.ok()) {
+        st = curves.status();
+      } else {
+        std::cout << "utilsim fgd-experiment: " << in.value().workload.source << " on "
+                  << in.value().cluster.total_gpus() << " GPUs, " << fgd_opt.seeds
+                  << " seeds, arrival-only (no departures)\n\n"
+                  << FormatFgdTable(curves.value(), {1.0, fgd_opt.max_arrived});
+      }
+    }
   } else if (*conv) {
     st = ConvertCommand(o, cluster_out);
   } else if (*demo) {
