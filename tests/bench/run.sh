@@ -22,7 +22,7 @@ run() {  # label, command...
 }
 
 : > "$TMP/rows"
-for policy in best-fit first-fit worst-fit; do
+for policy in best-fit first-fit worst-fit epvm stranding-hybrid tetris gpu-packing gpu-clustering fgd random; do
   run "core, 1M jobs, 10k GPUs, $policy" $PIN "$BUILD/tests/bench/bench_core" --policy "$policy" --out "$TMP/core.db"
 done
 
