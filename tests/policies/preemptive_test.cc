@@ -1,7 +1,8 @@
 // priority-preempt on hand-computed scenarios (first-fit, one node of 2 GPUs).
 #include <gtest/gtest.h>
 
-#include <random>
+#include "policies/random_mix.h"
+
 #include <string>
 
 #include "utilsim/engine/simulator.h"
@@ -121,59 +122,11 @@ TEST(PriorityPreempt, PreemptsSeveralForAGang) {
   EXPECT_EQ(s->queue_policy().name, "priority-preempt");
 }
 
-// Random mixes (gangs, fractional and CPU-only tasks, three nodes of 4 GPUs):
-// the run succeeds, every job finishes, and a second run gives the same times.
-Workload RandomJobs(uint32_t seed) {
-  std::mt19937 rng(seed);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  Workload w;
-  for (int i = 0; i < 300; ++i) {
-    Job j;
-    j.name = "j" + std::to_string(i);
-    j.tenant = w.InternTenant("t" + std::to_string(pick(0, 3)));
-    j.submit = Seconds(pick(0, 3000));
-    j.priority = pick(0, 3);
-    const int kind = pick(0, 9);
-    if (kind == 0) {
-      j.task.gpus = 0;
-      j.task.cpu_milli = pick(1, 8) * 1000;
-    } else if (kind == 1) {
-      j.task.gpus = 1;
-      j.task.gpu_milli = pick(1, 9) * 100;
-    } else {
-      j.task.gpus = pick(1, 4);
-      j.tasks = pick(1, 2);
-    }
-    j.runtime = Seconds(pick(1, 2000));
-    w.jobs.push_back(j);
-  }
-  w.Finalize();
-  return w;
-}
-
-int64_t g_preemptions = 0;  // summed over Finishes runs
-
-std::vector<int64_t> Finishes(Scheduler& s, const Workload& w) {
-  ClusterSpec c;
-  c.name = "three";
-  c.models = {{"G", 0, 1.0}};
-  c.groups = {{"n", 3, "G", 4, 32000, 256LL << 30, 0, ""}};
-  SimConfig cfg;
-  cfg.restart_cost = Seconds(7);
-  auto r = Simulate(c, w, s, cfg);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  std::vector<int64_t> out;
-  if (!r.ok()) return out;
-  for (const auto& j : r.value().jobs) {
-    EXPECT_EQ(j.outcome, JobOutcome::kFinished) << j.name;
-    EXPECT_GE(j.finish, j.start + Micros(j.recorded_runtime)) << j.name;
-    out.push_back(j.finish.us);
-    g_preemptions += j.preemptions;
-  }
-  return out;
-}
+using mix::Finishes;
+using mix::RandomJobs;
 
 TEST(PriorityPreempt, RandomMixesFinishDeterministically) {
+  mix::Preemptions() = 0;
   for (uint32_t seed : {1u, 2u, 3u}) {
     const Workload w = RandomJobs(seed);
     auto a = MakePriorityPreempt("p", MakeBestFit());
@@ -182,7 +135,7 @@ TEST(PriorityPreempt, RandomMixesFinishDeterministically) {
     EXPECT_EQ(fa.size(), w.jobs.size());
     EXPECT_EQ(fa, Finishes(*b, w));
   }
-  EXPECT_GT(g_preemptions, 0);  // the preemption path was exercised
+  EXPECT_GT(mix::Preemptions(), 0);  // the preemption path was exercised
 }
 
 }  // namespace
