@@ -152,7 +152,7 @@ PolicyRegistry BuiltinPolicies() {
   r.AddPlacement({"gpu-packing", "", "1", "FGD paper baseline: pack GPUs (docs/packing.md)"},
                  MakeGpuPacking);
   r.AddPlacement({"gpu-clustering", "", "1",
-                  "FGD paper baseline: cluster tasks of the same GPU type (docs/packing.md)"},
+                  "FGD paper baseline: cluster tasks of the same GPU demand kind (docs/packing.md)"},
                  MakeGpuClustering);
   r.AddPlacement({"fgd", "", "1",
                   "Fragmentation Gradient Descent (Weng et al., ATC'23): least growth of "

@@ -55,8 +55,9 @@ TaskClassDist TaskClassesOf(const Workload& w);
 // ClusterState with the same GPU models. Cost per node: O(groups + G log G)
 // where groups = distinct (GPUs, milli-GPU, models, GPU memory) among the
 // classes, G = GPUs of the node; CPU and memory thresholds are looked up in
-// per-group prefix-sum grids (O(1) after two binary searches), or scanned
-// when the grids would exceed 8M cells.
+// per-group prefix-sum grids (O(1) after two rank lookups), or scanned when
+// the grids would exceed 8M cells (or the weights 2^31). Memory: the grids,
+// e.g. ~6 MB for the 82,386 classes of the 1M-job synthetic benchmark.
 class FragmentationMeter {
  public:
   FragmentationMeter(const TaskClassDist& dist, const ClusterState& cluster);

@@ -35,10 +35,13 @@
 namespace utilsim {
 
 // E-PVM (Amir et al., TPDS 2000; Borg, EuroSys'15): node cost
-// sum_{r in GPU, CPU, mem} B^{u_r}, u_r = used_r / capacity_r in 1/10000
-// steps (rounded to nearest), B = max(2, number of nodes). Chooses the node
-// with the least cost(after) - cost(before). CPU-only nodes have no GPU term.
-// PolicyId {"epvm", "1"}.
+// sum_{r in GPU, CPU, mem} B^{u_r}, u_r = used_r / capacity_r, B = max(2,
+// number of nodes). Chooses the node with the least marginal cost
+// cost(after) - cost(before), computed per resource as B^{u}(B^{delta} - 1)
+// with u (before placing) on a 1/10000 grid, rounded half up, delta =
+// demand / capacity, fixed point 1e-6. CPU-only nodes have no GPU term.
+// Exact search through FindFirst with raised CPU/memory/GPU floors (no
+// node that could win is skipped). PolicyId {"epvm", "1"}.
 std::unique_ptr<PlacementPolicy> MakeEpvm();
 
 // Borg-style hybrid: with f_r = free_r / capacity_r after placing, in
@@ -50,8 +53,9 @@ std::unique_ptr<PlacementPolicy> MakeEpvm();
 std::unique_ptr<PlacementPolicy> MakeStrandingHybrid();
 
 // Tetris alignment: sum_r (demand_r / cap_r) x (free_r / cap_r) over GPU
-// (total milli-GPU), CPU and memory, free measured before placing, each
-// fraction in millionths. Largest alignment wins. PolicyId {"tetris", "1"}.
+// (total milli-GPU; none for CPU-only tasks or nodes), CPU and memory, free
+// measured before placing, fixed point 1e-12 (rounded half up). Largest
+// alignment wins. PolicyId {"tetris", "1"}.
 std::unique_ptr<PlacementPolicy> MakeTetris();
 
 // GPU packing (FGD, ATC'23 baseline), lexicographic, best first:
