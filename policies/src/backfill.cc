@@ -49,15 +49,13 @@ class EasyBackfill final : public Scheduler {
     Micros shadow = kNever;
     if (!Reserve(ctx, head, &shadow_state, &shadow)) return Status::Ok();
     // 3. Backfill behind it.
-    using Shape = std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>;
-    std::set<Shape> no_fit_now;
+    std::set<JobShape> no_fit_now;
     const Micros now = ctx.now();
     for (++it; it != queue_.end();) {
       const JobIndex j = it->second;
       const Job& job = w_->jobs[j];
       const ModelMask mask = ctx.mask(j);
-      const Shape shape{job.tasks,          job.task.gpus,          job.task.gpu_milli,
-                        job.task.cpu_milli, job.task.mem_bytes, job.task.gpu_mem_bytes, mask};
+      const JobShape shape = ShapeOf(job, mask);
       if (no_fit_now.count(shape)) {
         ++it;
         continue;

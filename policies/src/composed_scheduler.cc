@@ -18,8 +18,7 @@ Status ComposedScheduler::Init(const ClusterState& /*cluster*/, const Workload& 
 Status ComposedScheduler::Pass(PassContext& ctx) {
   // Resources only shrink during a pass, so a shape that failed once fails
   // again for every later job of the same shape (Borg's equivalence classes).
-  using Shape = std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>;
-  std::set<Shape> failed;
+  std::set<JobShape> failed;
   const Workload& w = ctx.workload();
   const bool blocking = queue_->blocking();
   Status error;
@@ -27,8 +26,7 @@ Status ComposedScheduler::Pass(PassContext& ctx) {
   queue_->Visit(ctx.now(), [&](JobIndex j) {
     const Job& job = w.jobs[j];
     const ModelMask mask = ctx.mask(j);
-    Shape shape{job.tasks,          job.task.gpus,      job.task.gpu_milli, job.task.cpu_milli,
-                job.task.mem_bytes, job.task.gpu_mem_bytes, mask};
+    const JobShape shape = ShapeOf(job, mask);
     if (failed.count(shape)) return !blocking;
     std::optional<Placement> p = placement_->Place(job, mask, ctx.cluster());
     if (!p) {

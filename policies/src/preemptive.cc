@@ -50,20 +50,13 @@ class PriorityPreempt final : public Scheduler {
   // when that makes room. Jobs started earlier in the pass have a priority
   // >= every later job's, so they are never victims in the same pass.
   Status Pass(PassContext& ctx) override {
-    using Shape = std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>;
-    std::set<Shape> no_fit;                          // cleared when a preemption frees resources
-    std::set<std::pair<Shape, int32_t>> no_preempt;  // (shape, priority): valid all pass
+    std::set<JobShape> no_fit;                          // cleared when a preemption frees resources
+    std::set<std::pair<JobShape, int32_t>> no_preempt;  // (shape, priority): valid all pass
     for (auto it = queue_.begin(); it != queue_.end();) {
       const JobIndex j = std::get<2>(*it);
       const Job& job = w_->jobs[j];
       const ModelMask mask = ctx.mask(j);
-      const Shape shape{job.tasks,
-                        job.task.gpus,
-                        job.task.gpu_milli,
-                        job.task.cpu_milli,
-                        job.task.mem_bytes,
-                        job.task.gpu_mem_bytes,
-                        mask};
+      const JobShape shape = ShapeOf(job, mask);
       std::optional<Placement> p;
       if (!no_fit.count(shape)) p = placement_->Place(job, mask, ctx.cluster());
       if (!p && !no_preempt.count({shape, job.priority})) {

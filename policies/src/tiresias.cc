@@ -47,22 +47,15 @@ class Tiresias final : public Scheduler {
   Status Pass(PassContext& ctx) override {
     const Micros now = ctx.now();
     for (JobIndex r : running_) Accrue(r, now);
-    using Shape = std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>;
-    std::set<Shape> no_fit;                         // cleared when a preemption frees resources
-    std::set<std::pair<Shape, size_t>> no_preempt;  // stays valid for the whole pass
+    std::set<JobShape> no_fit;                         // cleared when a preemption frees resources
+    std::set<std::pair<JobShape, size_t>> no_preempt;  // stays valid for the whole pass
     for (size_t level = 0; level < waiting_.size(); ++level) {
       auto& q = waiting_[level];
       for (auto it = q.begin(); it != q.end();) {
         const JobIndex j = it->second;
         const Job& job = w_->jobs[j];
         const ModelMask mask = ctx.mask(j);
-        const Shape shape{job.tasks,
-                          job.task.gpus,
-                          job.task.gpu_milli,
-                          job.task.cpu_milli,
-                          job.task.mem_bytes,
-                          job.task.gpu_mem_bytes,
-                          mask};
+        const JobShape shape = ShapeOf(job, mask);
         std::optional<Placement> p;
         if (!no_fit.count(shape)) p = placement_->Place(job, mask, ctx.cluster());
         if (!p && !no_preempt.count({shape, level})) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "utilsim/engine/cluster_state.h"
 #include "utilsim/engine/job.h"
@@ -25,6 +26,20 @@ class PlacementPolicy {
   // A placement for every task of `job`, or nullopt if it cannot start now.
   virtual std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) = 0;
 };
+
+// A job's equivalence class for placement (Borg §5.1): jobs of one shape fit
+// or fail together on the same cluster state, so a scheduling pass tries a
+// failed shape only once.
+using JobShape = std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>;
+inline JobShape ShapeOf(const Job& j, ModelMask mask) {
+  return {j.tasks,
+          j.task.gpus,
+          j.task.gpu_milli,
+          j.task.cpu_milli,
+          j.task.mem_bytes,
+          j.task.gpu_mem_bytes,
+          mask};
+}
 
 // Chooses a node for one task given the current state, or -1.
 using NodeChooser = std::function<int64_t(const TaskDemand&, ModelMask, const ClusterState&)>;
