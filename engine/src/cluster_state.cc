@@ -9,7 +9,7 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
   if (spec.models.size() > 64) return Status::Error("cluster: more than 64 GPU models");
   if (spec.groups.empty()) return Status::Error("cluster '" + spec.name + "': no node groups");
   ClusterState s;
-  s.spec_ = spec;
+  s.spec_ = std::make_shared<const ClusterSpec>(spec);
   for (size_t g = 0; g < spec.groups.size(); ++g) {
     const NodeGroup& grp = spec.groups[g];
     const std::string where = "cluster '" + spec.name + "', node group '" + grp.name + "': ";
@@ -23,6 +23,8 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
       if (model < 0) return Status::Error(where + "unknown gpu_model '" + grp.gpu_model + "'");
     }
     if (grp.gpus > 0 && model < 0) return Status::Error(where + "gpus > 0 needs a gpu_model");
+    if (grp.nvlink_domain < 0 || (grp.nvlink_domain > 0 && grp.gpus % grp.nvlink_domain != 0))
+      return Status::Error(where + "nvlink_domain must be 0 or a divisor of gpus");
     for (int32_t k = 0; k < grp.count; ++k) {
       NodeInfo n;
       n.name = grp.count == 1 ? grp.name : grp.name + "-" + std::to_string(k);
@@ -35,6 +37,7 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
         n.gpu_mem_bytes = spec.models[model].memory_bytes;
         n.speed = spec.models[model].speed;
       }
+      n.nvlink_domain = grp.nvlink_domain > 0 ? grp.nvlink_domain : n.gpus;
       s.max_gpus_ = std::max(s.max_gpus_, n.gpus);
       s.nodes_.push_back(std::move(n));
     }
@@ -65,6 +68,9 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
   while (s.leaves_ < nn) s.leaves_ *= 2;
   s.tree_.assign(2 * s.leaves_, Maxes{});
   for (NodeIndex i = 0; i < nn; ++i) s.UpdateTree(i);
+  Result<Topology> topo = Topology::Build(spec);
+  if (!topo.ok()) return topo.status();
+  s.topology_ = std::make_shared<const Topology>(std::move(topo).value());
   return s;
 }
 
@@ -72,7 +78,7 @@ ModelMask ClusterState::ResolveModels(const std::vector<std::string>& names) con
   if (names.empty()) return kAnyModel;
   ModelMask m = 0;
   for (const auto& name : names) {
-    int k = spec_.FindModel(name);
+    int k = spec_->FindModel(name);
     if (k >= 0) m |= ModelMask{1} << k;
   }
   return m;
@@ -119,6 +125,8 @@ uint64_t ClusterState::PickGpus(NodeIndex n, const TaskDemand& d) const {
       if (g[i] >= d.gpu_milli && (best < 0 || g[i] < g[best])) best = i;
     return best < 0 ? 0 : uint64_t{1} << best;
   }
+  const int dom = nodes_[n].nvlink_domain;
+  if (dom > 0 && dom < count) return PickGpusByDomain(g, count, dom, d.gpus);
   uint64_t mask = 0;
   int need = d.gpus;
   for (int i = 0; i < count && need > 0; ++i)
@@ -126,6 +134,33 @@ uint64_t ClusterState::PickGpus(NodeIndex n, const TaskDemand& d) const {
       mask |= uint64_t{1} << i;
       --need;
     }
+  return need == 0 ? mask : 0;
+}
+
+uint64_t ClusterState::PickGpusByDomain(const int32_t* g, int count, int dom, int need) {
+  const int domains = count / dom;
+  std::vector<int> free(static_cast<size_t>(domains), 0);
+  for (int i = 0; i < count; ++i) free[static_cast<size_t>(i / dom)] += g[i] == 1000;
+  auto take = [&](int domain, int k, uint64_t* mask) {
+    for (int i = domain * dom; i < (domain + 1) * dom && k > 0; ++i)
+      if (g[i] == 1000 && !(*mask >> i & 1)) *mask |= uint64_t{1} << i, --k;
+    return k;
+  };
+  uint64_t mask = 0;
+  if (need <= dom) {
+    int best = -1;
+    for (int k = 0; k < domains; ++k)
+      if (free[k] >= need && (best < 0 || free[k] < free[best])) best = k;
+    if (best >= 0) {
+      take(best, need, &mask);
+      return mask;
+    }
+  } else {
+    for (int k = 0; k < domains && need >= dom; ++k)
+      if (free[k] == dom) need = need - dom + take(k, dom, &mask);
+  }
+  for (int i = 0; i < count && need > 0; ++i)
+    if (g[i] == 1000 && !(mask >> i & 1)) mask |= uint64_t{1} << i, --need;
   return need == 0 ? mask : 0;
 }
 

@@ -7,6 +7,7 @@ const char* JobOutcomeName(JobOutcome o) {
     case JobOutcome::kFinished: return "finished";
     case JobOutcome::kRejected: return "rejected";
     case JobOutcome::kUnfinished: return "unfinished";
+    case JobOutcome::kKilled: return "killed";
   }
   return "?";
 }
@@ -18,6 +19,7 @@ const char* IdleCauseName(IdleCause c) {
     case IdleCause::kCommunication: return "communication";
     case IdleCause::kFixed: return "fixed";
     case IdleCause::kSharing: return "sharing";
+    case IdleCause::kStorage: return "storage";
     case IdleCause::kCount: break;
   }
   return "?";

@@ -1,15 +1,21 @@
 // Per-job state of a simulation in progress (private to the engine).
 #pragma once
 
+#include <array>
 #include <string>
+
+#include "utilsim/engine/metrics.h"
 
 #include "utilsim/engine/placement.h"
 #include "utilsim/engine/time.h"
 
 namespace utilsim {
 
+inline constexpr size_t kCauses = static_cast<size_t>(IdleCause::kCount);
+
 struct JobRun {
   bool queued = false, running = false, finished = false, rejected = false;
+  bool killed = false;  // finished at its walltime limit with work left
   std::string reason;
   Placement placement;
   Micros start{-1}, end{-1};  // start of the current (last) run segment; end when finished
@@ -25,6 +31,8 @@ struct JobRun {
   int64_t busy_micro = 0;  // contribution to the busy sum (constant-util jobs), micro-GPUs
   uint32_t running_pos = 0;  // index in the list of running series jobs
   uint32_t list_pos = 0;     // index in the list of all running jobs
+  std::array<float, kCauses> share{};     // idle share of wall time by cause, current rate
+  std::array<double, kCauses> idle_us{};  // integral of share over the job's run time, us
 };
 
 }  // namespace utilsim

@@ -34,10 +34,14 @@ std::string FormatPlacement(const Placement& p, const ClusterState& c) {
   return out;
 }
 
-class Simulation final : public PassContext {
+class Simulation final : public PassContext, public RunView {
  public:
   Simulation(ClusterState cluster, const Workload& w, Scheduler& s, const SimConfig& cfg)
-      : cluster_(std::move(cluster)), w_(w), sched_(s), cfg_(cfg) {
+      : cluster_(std::move(cluster)),
+        w_(w),
+        sched_(s),
+        cfg_(cfg),
+        default_progress_(cfg.comm_fraction) {
     progress_ = cfg.progress ? cfg.progress : &default_progress_;
   }
 
@@ -48,7 +52,11 @@ class Simulation final : public PassContext {
   const Workload& workload() const override { return w_; }
   ClusterState& cluster() override { return cluster_; }
   ModelMask mask(JobIndex j) const override { return masks_[j]; }
-  Status Start(JobIndex j, const Placement& p) override;
+  Status Start(JobIndex j, const Placement& p) override { return StartWith(j, p, w_.jobs[j].task); }
+  Status StartWith(JobIndex j, const Placement& p, const TaskDemand& granted) override;
+  const TaskDemand& granted(JobIndex j) const override {
+    return granted_.empty() ? w_.jobs[j].task : granted_[j];
+  }
   const std::vector<JobIndex>& running() const override { return running_list_; }
   Micros started_at(JobIndex j) const override { return runs_[j].start; }
   const Placement& placement_of(JobIndex j) const override { return runs_[j].placement; }
@@ -57,6 +65,12 @@ class Simulation final : public PassContext {
     return (r.done + (r.running ? static_cast<double>((now_ - r.last).us) * r.rate : 0)) / 1e6;
   }
   Status Preempt(JobIndex j) override;
+
+  // RunView
+  const ClusterState& state() const override { return cluster_; }
+  const std::vector<JobIndex>& jobs_on(NodeIndex n) const override {
+    return on_node_.empty() ? no_jobs_ : on_node_[n];
+  }
 
  private:
   void Observe(const char* what, JobIndex j) {
@@ -68,10 +82,17 @@ class Simulation final : public PassContext {
   void DoFinish(JobIndex j);
   void DoSample();
   void UpdateRates(const Placement& p, JobIndex except);
-  void SetRate(JobIndex j, double rate);
+  void SetProgress(JobIndex j, const Progress& pr);
   void Account(JobIndex j);  // brings progress and busy accounting up to now_
   bool HasFutureWork() const;
   int64_t ConstBusy(JobIndex j) const;
+  // Contribution of a running constant-util job to the idle sum of cause c,
+  // micro-GPUs (from its current share).
+  int64_t IdleMicro(JobIndex j, size_t c) const {
+    const Job& job = w_.jobs[j];
+    return std::llround(static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0 *
+                        static_cast<double>(runs_[j].share[c]));
+  }
   void AddRunning(JobIndex j);
   void RemoveRunning(JobIndex j);
   RunResult Finish();
@@ -103,6 +124,9 @@ class Simulation final : public PassContext {
   bool stopped_at_horizon_ = false;
   bool deadlocked_ = false;
   int64_t busy_micro_const_ = 0;          // busy sum of constant-util running jobs
+  std::array<int64_t, kCauses> idle_micro_const_{};  // idle by cause, constant-util jobs
+  std::vector<TaskDemand> granted_;  // per job, once some job was granted other than its request
+  const std::vector<JobIndex> no_jobs_;
   std::vector<JobIndex> running_series_;  // running jobs with a utilization series
   std::vector<JobIndex> running_list_;    // running jobs, in no particular order
 };
@@ -158,7 +182,7 @@ void Simulation::DoArrival(JobIndex j) {
   SchedulePass(now_);
 }
 
-Status Simulation::Start(JobIndex j, const Placement& p) {
+Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& granted) {
   const Job& job = w_.jobs[j];
   JobRun& r = runs_[j];
   auto fail = [&](const std::string& why) {
@@ -166,6 +190,9 @@ Status Simulation::Start(JobIndex j, const Placement& p) {
                          job.name + ": " + why);
   };
   if (!r.queued) return fail("the job is not queued");
+  if (granted.gpus != job.task.gpus || granted.gpu_milli != job.task.gpu_milli ||
+      granted.cpu_milli < 0 || granted.mem_bytes < 0 || granted.gpu_mem_bytes != job.task.gpu_mem_bytes)
+    return fail("granted demand must keep the job's GPUs and ask for CPU and memory >= 0");
   if (static_cast<int32_t>(p.size()) != job.tasks)
     return fail(std::to_string(p.size()) + " task placements for " + std::to_string(job.tasks) +
                 " tasks");
@@ -173,12 +200,17 @@ Status Simulation::Start(JobIndex j, const Placement& p) {
     if (p[i].node < cluster_.num_nodes() && !cluster_.ModelAllowed(p[i].node, masks_[j]) &&
         job.task.gpus > 0)
       return fail("node " + cluster_.node(p[i].node).name + " has a GPU model the job excludes");
-    Status s = cluster_.Allocate(p[i], job.task);
+    Status s = cluster_.Allocate(p[i], granted);
     if (!s.ok()) {
-      for (size_t k = 0; k < i; ++k) cluster_.Release(p[k], job.task);
+      for (size_t k = 0; k < i; ++k) cluster_.Release(p[k], granted);
       return fail(s.message());
     }
   }
+  if (!(granted == job.task) && granted_.empty()) {
+    granted_.reserve(w_.jobs.size());
+    for (const Job& k : w_.jobs) granted_.push_back(k.task);
+  }
+  if (!granted_.empty()) granted_[j] = granted;
   r.queued = false;
   r.running = true;
   r.placement = p;
@@ -194,7 +226,7 @@ Status Simulation::Start(JobIndex j, const Placement& p) {
   r.list_pos = static_cast<uint32_t>(running_list_.size());
   running_list_.push_back(j);
   AddRunning(j);
-  SetRate(j, progress_->Rate(job, p, cluster_));
+  SetProgress(j, progress_->Evaluate(j, *this));
   if (progress_->interacts()) UpdateRates(p, j);
   return Status::Ok();
 }
@@ -203,7 +235,6 @@ Status Simulation::Preempt(JobIndex j) {
   if (j >= runs_.size() || !runs_[j].running)
     return Status::Error("policy '" + sched_.label() + "' preempted a job that is not running");
   JobRun& r = runs_[j];
-  const Job& job = w_.jobs[j];
   Account(j);
   r.done = std::max(0.0, r.done - static_cast<double>(cfg_.restart_cost.us));
   r.held_before_us += (now_ - r.start).us;
@@ -219,7 +250,7 @@ Status Simulation::Preempt(JobIndex j) {
     running_list_.pop_back();
   }
   RemoveRunning(j);
-  for (const auto& t : r.placement) cluster_.Release(t, job.task);
+  for (const auto& t : r.placement) cluster_.Release(t, granted(j));
   if (progress_->interacts()) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
@@ -236,22 +267,40 @@ void Simulation::Account(JobIndex j) {
   const Micros dt = now_ - r.last;
   if (dt.us > 0) {
     r.done += static_cast<double>(dt.us) * r.rate;
+    for (size_t c = 0; c < kCauses; ++c) r.idle_us[c] += static_cast<double>(dt.us) * r.share[c];
     r.last = now_;
   }
 }
 
-void Simulation::SetRate(JobIndex j, double rate) {
+void Simulation::SetProgress(JobIndex j, const Progress& pr) {
   JobRun& r = runs_[j];
   Account(j);
+  const double rate = pr.rate;
   r.rate = rate;
+  std::array<int64_t, kCauses> old_idle{};
+  for (size_t c = 0; c < kCauses; ++c) {
+    old_idle[c] = IdleMicro(j, c);  // 0 unless already counted (shares are zeroed on removal)
+    r.share[c] = static_cast<float>(pr.idle[c]);
+  }
   const double remaining = std::max(0.0, static_cast<double>(w_.jobs[j].runtime.us) - r.done);
+  // Round up to whole microseconds, forgiving floating-point noise (relative
+  // 1e-12) so that a hand-exact time such as 100 s x 3.3 is not one us late.
+  const double exact = remaining / rate;
   const int64_t dt = rate == 1.0 ? static_cast<int64_t>(std::llround(remaining))
-                                 : static_cast<int64_t>(std::ceil(remaining / rate - 1e-9));
+                                 : static_cast<int64_t>(std::ceil(
+                                       exact - std::max(1e-9, exact * 1e-12)));
   r.finish = now_ + Micros(std::max<int64_t>(dt, 0));
+  if (const Job& job = w_.jobs[j]; job.kill_at_limit && job.walltime_limit) {
+    // A recorded run that overran its limit (a scheduler's grace period) is
+    // allowed its recorded length: identity replays are never killed.
+    const Micros allowed = std::max(*job.walltime_limit, job.runtime);
+    r.finish = std::min(r.finish, std::max(now_, r.start + allowed));
+  }
   if (w_.jobs[j].series < 0) {
     busy_micro_const_ -= r.busy_micro;
     r.busy_micro = ConstBusy(j);
     busy_micro_const_ += r.busy_micro;
+    for (size_t c = 0; c < kCauses; ++c) idle_micro_const_[c] += IdleMicro(j, c) - old_idle[c];
   }
   ++r.gen;
   events_.Push(Event{r.finish, Phase::kFinish, 0, j, r.gen});
@@ -265,8 +314,11 @@ void Simulation::UpdateRates(const Placement& p, JobIndex except) {
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   for (JobIndex k : touched) {
-    const double rate = progress_->Rate(w_.jobs[k], runs_[k].placement, cluster_);
-    if (rate != runs_[k].rate) SetRate(k, rate);
+    const Progress pr = progress_->Evaluate(k, *this);
+    bool same = pr.rate == runs_[k].rate;
+    for (size_t c = 0; c < kCauses && same; ++c)
+      same = static_cast<float>(pr.idle[c]) == runs_[k].share[c];
+    if (!same) SetProgress(k, pr);
   }
 }
 
@@ -274,7 +326,10 @@ void Simulation::DoFinish(JobIndex j) {
   JobRun& r = runs_[j];
   const Job& job = w_.jobs[j];
   Account(j);
-  r.done = static_cast<double>(job.runtime.us);
+  // Killed at the limit when work is left (rates round finish times up, so
+  // a job that completes has done >= runtime - 1 us).
+  r.killed = r.done + 1.0 < static_cast<double>(job.runtime.us);
+  if (!r.killed) r.done = static_cast<double>(job.runtime.us);
   r.running = false;
   r.finished = true;
   r.end = now_;
@@ -287,7 +342,7 @@ void Simulation::DoFinish(JobIndex j) {
     running_list_.pop_back();
   }
   RemoveRunning(j);
-  for (const auto& t : r.placement) cluster_.Release(t, job.task);
+  for (const auto& t : r.placement) cluster_.Release(t, granted(j));
   if (progress_->interacts()) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
@@ -295,7 +350,7 @@ void Simulation::DoFinish(JobIndex j) {
     }
     UpdateRates(r.placement, j);
   }
-  Observe("finish", j);
+  Observe(r.killed ? "kill" : "finish", j);
   sched_.OnFinish(j, now_);
   // Freed resources matter only to queued jobs (arrivals schedule their own).
   if (sched_.queued() > 0) SchedulePass(now_);
@@ -306,15 +361,26 @@ void Simulation::DoSample() {
   s.time = now_;
   s.gpus_allocated = static_cast<double>(cluster_.allocated_gpu_milli()) / 1000.0;
   int64_t busy_micro = busy_micro_const_;
+  std::array<int64_t, kCauses> idle_micro = idle_micro_const_;
   for (JobIndex j : running_series_) {
     Account(j);
     const JobRun& r = runs_[j];
     const double f = progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(r.done)), r.rate,
                                              r.speed);
-    busy_micro += std::llround(f * static_cast<double>(w_.jobs[j].task.total_gpu_milli()) *
-                               w_.jobs[j].tasks * 1000.0);
+    const double gpus_micro =
+        static_cast<double>(w_.jobs[j].task.total_gpu_milli()) * w_.jobs[j].tasks * 1000.0;
+    busy_micro += std::llround(f * gpus_micro);
+    // The idle part now, divided like the job's idle shares.
+    double total = 0;
+    for (float v : r.share) total += v;
+    for (size_t c = 0; c < kCauses; ++c) {
+      const double part = total > 0 ? r.share[c] / total
+                                    : (c == static_cast<size_t>(IdleCause::kUnattributed) ? 1 : 0);
+      idle_micro[c] += std::llround((1.0 - f) * gpus_micro * part);
+    }
   }
   s.gpus_busy = static_cast<double>(busy_micro) / 1e6;
+  for (size_t c = 0; c < kCauses; ++c) s.gpus_idle[c] = static_cast<double>(idle_micro[c]) / 1e6;
   s.queued = static_cast<int64_t>(sched_.queued());
   s.running = running_;
   s.cpu_allocated_frac = cluster_.total_cpu() ? static_cast<double>(cluster_.allocated_cpu()) /
@@ -362,7 +428,9 @@ void Simulation::RemoveRunning(JobIndex j) {
   } else {
     busy_micro_const_ -= r.busy_micro;
     r.busy_micro = 0;
+    for (size_t c = 0; c < kCauses; ++c) idle_micro_const_[c] -= IdleMicro(j, c);
   }
+  r.share.fill(0.0f);
 }
 
 bool Simulation::HasFutureWork() const {
@@ -488,6 +556,10 @@ RunResult Simulation::Finish() {
       rec.reason = r.reason;
       continue;
     }
+    if (r.killed) {
+      rec.outcome = JobOutcome::kKilled;
+      rec.reason = "walltime limit reached";
+    }
     if (!r.finished) {
       rec.outcome = JobOutcome::kUnfinished;
       ++unfinished;
@@ -502,10 +574,18 @@ RunResult Simulation::Finish() {
       rec.finish = r.finished ? r.end : Micros(-1);
       rec.alloc_gpu_s =
           gpus * (static_cast<double>(r.held_before_us) / 1e6 + (end - r.start).seconds());
-      const Micros done = r.finished ? job.runtime : Micros(std::llround(r.done));
+      const Micros done = r.finished && !r.killed ? job.runtime : Micros(std::llround(r.done));
       rec.useful_gpu_s = gpus * RecordedBusyIntegral(job, w_, done);
-      rec.idle_gpu_s[static_cast<size_t>(IdleCause::kUnattributed)] =
-          std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s);
+      // Idle GPU time by cause, in proportion to the job's idle shares over
+      // its run (all unattributed when the model gives none).
+      const double idle = std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s);
+      double total = 0;
+      for (double v : r.idle_us) total += v;
+      for (size_t c = 0; c < kCauses; ++c) {
+        rec.idle_gpu_s[c] =
+            total > 0 ? idle * r.idle_us[c] / total
+                      : (c == static_cast<size_t>(IdleCause::kUnattributed) ? idle : 0.0);
+      }
     }
   }
   if (unfinished > 0) window_end = std::max(window_end, now_);
@@ -526,6 +606,7 @@ RunResult Simulation::Finish() {
   out.summary = ComputeSummary(out.jobs, cluster_.total_gpus(), ws, we,
                                (window_end - window_start_).seconds(), cfg_.price_per_gpu_h);
   out.summary.events = events_processed_;
+  AddSampleFigures(out.samples, cfg_.sample_interval, &out.summary);
   return out;
 }
 
@@ -533,6 +614,8 @@ RunResult Simulation::Finish() {
 
 Result<RunResult> Simulate(const ClusterSpec& cluster, const Workload& w, Scheduler& scheduler,
                            const SimConfig& config) {
+  if (!(config.comm_fraction >= 0 && config.comm_fraction <= 1))
+    return Status::Error("comm fraction must be 0..1, got " + std::to_string(config.comm_fraction));
   Result<ClusterState> state = ClusterState::Build(cluster);
   if (!state.ok()) return state.status();
   Simulation sim(std::move(state).value(), w, scheduler, config);

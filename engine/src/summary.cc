@@ -41,12 +41,14 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
   std::vector<double> waits, jcts, slowdowns;
   std::map<uint32_t, std::pair<double, int64_t>> tenant_slowdown;  // sum, count
   double alloc_s = 0, useful_s = 0;
+  std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_s{};
   for (const JobRecord& r : jobs) {
     ++s.jobs;
     switch (r.outcome) {
       case JobOutcome::kFinished: ++s.finished; break;
       case JobOutcome::kRejected: ++s.rejected; break;
       case JobOutcome::kUnfinished: ++s.unfinished; break;
+      case JobOutcome::kKilled: ++s.killed; break;
     }
     if (r.start.us >= 0 && r.gpu_milli > 0 && r.alloc_gpu_s > 0) {
       const double gpus = static_cast<double>(r.gpu_milli) / 1000.0;
@@ -56,10 +58,11 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
         const double in = gpus * (to - from);
         alloc_s += in;
         useful_s += r.useful_gpu_s * in / r.alloc_gpu_s;
+        for (size_t c = 0; c < idle_s.size(); ++c) idle_s[c] += r.idle_gpu_s[c] * in / r.alloc_gpu_s;
       }
     }
     if (r.start.us >= 0) waits.push_back(r.wait_s());
-    if (r.outcome == JobOutcome::kFinished) {
+    if (r.outcome == JobOutcome::kFinished || r.outcome == JobOutcome::kKilled) {
       const double jct = r.jct_s();
       jcts.push_back(jct);
       const double sd = std::max(1.0, jct / std::max(r.recorded_runtime.seconds(), 10.0));
@@ -69,6 +72,13 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
       ++t.second;
     }
   }
+  auto idle_h = [&](IdleCause c) { return idle_s[static_cast<size_t>(c)] / 3600.0; };
+  s.idle_input_gpu_h = idle_h(IdleCause::kInput);
+  s.idle_storage_gpu_h = idle_h(IdleCause::kStorage);
+  s.idle_comm_gpu_h = idle_h(IdleCause::kCommunication);
+  s.idle_fixed_gpu_h = idle_h(IdleCause::kFixed);
+  s.idle_sharing_gpu_h = idle_h(IdleCause::kSharing);
+  s.idle_unattributed_gpu_h = idle_h(IdleCause::kUnattributed);
   s.alloc_gpu_h = alloc_s / 3600.0;
   s.useful_gpu_h = useful_s / 3600.0;
   s.idle_alloc_gpu_h = std::max(0.0, s.alloc_gpu_h - s.useful_gpu_h);
@@ -103,6 +113,21 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
   if (!tenant_slowdown.empty() && sum_sq > 0)
     s.tenant_fairness = sum * sum / (static_cast<double>(tenant_slowdown.size()) * sum_sq);
   return s;
+}
+
+void AddSampleFigures(const std::vector<Sample>& samples, Micros interval, Summary* s) {
+  double stranded = 0, cpu = 0, mem = 0;
+  int64_t n = 0;
+  for (const Sample& x : samples) {
+    if (x.time < s->window_start || x.time >= s->window_end) continue;
+    stranded += static_cast<double>(x.gpus_stranded);
+    cpu += x.cpu_allocated_frac;
+    mem += x.mem_allocated_frac;
+    ++n;
+  }
+  s->stranded_gpu_h = stranded * interval.seconds() / 3600.0;
+  s->cpu_alloc_pct = n > 0 ? 100.0 * cpu / static_cast<double>(n) : 0;
+  s->mem_alloc_pct = n > 0 ? 100.0 * mem / static_cast<double>(n) : 0;
 }
 
 }  // namespace utilsim

@@ -1,8 +1,15 @@
 #include "utilsim/policies/backfill.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace utilsim {
 
@@ -93,7 +100,7 @@ class EasyBackfill final : public Scheduler {
       const Micros t = ends[i].first;
       for (; i < ends.size() && ends[i].first == t; ++i) {
         const JobIndex r = ends[i].second;
-        for (const auto& tp : ctx.placement_of(r)) state->Release(tp, w_->jobs[r].task);
+        for (const auto& tp : ctx.placement_of(r)) state->Release(tp, ctx.granted(r));
       }
       auto p = placement_->Place(hj, ctx.mask(head), *state);
       if (p) {
@@ -122,11 +129,453 @@ class EasyBackfill final : public Scheduler {
   std::set<std::pair<Micros, JobIndex>> queue_;
 };
 
+// Conservative backfilling; the contract is in backfill.h.
+//
+// Jobs ahead of every reservation start while they fit, as in EASY. From the
+// first job that does not fit on, each candidate (t, estimate) is tried on
+// the live cluster adjusted for it: the running jobs whose estimated end is
+// <= t are released and the reservations overlapping [t, t + estimate) are
+// blocked. Moving to another candidate re-syncs only the nodes whose set of
+// adjustments changes: such a node is put back to its live state and
+// adjusted again from scratch, always in the same order (releases, then
+// blocks in reservation order), so its content is a function of the
+// candidate alone, whatever was tried before. Every adjustment is undone
+// before a job starts and before the pass returns (PassContext::cluster's
+// rule), so the engine never sees them. Before a candidate is tried at all,
+// an aggregate profile (summed GPUs, GPU share, CPU, memory of the holders
+// over time) rules out the times at which the cluster's totals cannot cover
+// the job (MayFit); this only skips tries that would fail, so it changes no
+// decision.
+class ConservativeBackfill final : public Scheduler {
+ public:
+  ConservativeBackfill(std::string label, std::unique_ptr<PlacementPolicy> placement,
+                       ConservativeBackfillOptions options)
+      : label_(std::move(label)), placement_(std::move(placement)), options_(options) {}
+
+  std::string label() const override { return label_; }
+  PolicyId queue_policy() const override { return {"conservative-backfill", "1"}; }
+  PolicyId placement_policy() const override { return placement_->id(); }
+  Status Init(const ClusterState&, const Workload& w) override {
+    w_ = &w;
+    placement_->Init(w);
+    return Status::Ok();
+  }
+  void OnArrival(JobIndex j, Micros) override { queue_.insert({w_->jobs[j].submit, j}); }
+  void OnFinish(JobIndex, Micros) override {}
+  Micros NextWakeup(Micros) const override { return kNever; }
+  size_t queued() const override { return queue_.size(); }
+
+  Status Pass(PassContext& ctx) override {
+    ClusterState& c = ctx.cluster();
+    // 1. No reservation yet: start jobs in order while they fit.
+    auto it = queue_.begin();
+    while (it != queue_.end()) {
+      const JobIndex j = it->second;
+      auto p = placement_->Place(w_->jobs[j], ctx.mask(j), c);
+      if (!p) break;
+      if (Status s = ctx.Start(j, *p); !s.ok()) return s;
+      it = queue_.erase(it);
+    }
+    if (it == queue_.end()) return Status::Ok();
+    // 2. Reservations for the rest, in order.
+    const Micros now = ctx.now();
+    BeginPass(ctx);
+    for (; it != queue_.end();) {
+      const JobIndex j = it->second;
+      const Job& job = w_->jobs[j];
+      const ModelMask mask = ctx.mask(j);
+      const JobShape shape = ShapeOf(job, mask);
+      const Micros est = Estimate(job);
+      const Usage need = UsageOf(job);
+      const bool may_reserve = reservations_.size() < options_.max_reservations;
+      std::optional<Placement> p;
+      Micros at = kNever;
+      Window win;
+      for (size_t k = 0; k < times_.size() && (k == 0 || may_reserve); ++k) {
+        const Micros t = times_[k];
+        if (Micros next = MayFit(need, t, est, &win); next != t) {
+          // No candidate before `next` can fit: skip to it.
+          k = static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), next) -
+                                  times_.begin()) - 1;
+          continue;
+        }
+        auto f = failed_.find({shape, t});
+        if (f != failed_.end() && f->second <= est) continue;
+        Adjust(t, est);
+        p = placement_->Place(job, mask, c);
+        if (p) {
+          at = t;
+          break;
+        }
+        if (f == failed_.end())
+          failed_.emplace(std::make_pair(shape, t), est);
+        else
+          f->second = est;
+      }
+      if (!p) {  // behind the cap, or the placement policy never fits it
+        ++it;
+        continue;
+      }
+      const Micros end = at + est;
+      if (at == now) {
+        // p fits the live cluster minus the blocks for (now, est).
+        UndoAll();
+        if (Status s = ctx.Start(j, *p); !s.ok()) return s;
+        AddRunning(j, end);
+        it = queue_.erase(it);
+      } else {
+        const uint32_t id = static_cast<uint32_t>(reservations_.size());
+        for (uint32_t k = 0; k < p->size(); ++k) ByNode((*p)[k].node).push_back({false, id, k});
+        reservations_.push_back({at, end, j, std::move(*p), false});
+        ++it;
+      }
+      AddToProfile(at, end, need);
+      auto pos = std::lower_bound(times_.begin(), times_.end(), end);
+      if (pos == times_.end() || *pos != end) times_.insert(pos, end);
+    }
+    UndoAll();
+    ctx_ = nullptr;
+    return Status::Ok();
+  }
+
+ private:
+  struct Held {  // a running job and its estimated end
+    Micros end;
+    JobIndex job;
+    bool released;  // currently released on the cluster
+  };
+  struct Reservation {
+    Micros start, end;
+    JobIndex job;
+    Placement placement;
+    bool blocked;  // currently blocked on the cluster
+  };
+  struct TaskRef {  // task `task` of running_[id] (running) or reservations_[id]
+    bool running;
+    uint32_t id;
+    uint32_t task;
+  };
+  // Resources summed over a cluster, for the aggregate pre-check: whole
+  // GPUs of whole-GPU tasks, GPU share (milli), CPU (milli), memory (bytes).
+  struct Usage {
+    int64_t v[4] = {0, 0, 0, 0};
+    void Add(const Usage& o, int sign) {
+      for (int i = 0; i < 4; ++i) v[i] += sign * o.v[i];
+    }
+  };
+  struct Segment {  // the summed usage of all holders over [start, next start)
+    Micros start;
+    Usage used;
+  };
+  struct Window {  // a job's sliding window over profile_ (see MayFit)
+    size_t first = 0, next = 0;
+    int64_t last_short = -1;
+  };
+  struct Piece {  // one change made on the cluster, to be undone
+    TaskPlacement where;
+    TaskDemand demand;
+    bool release;  // Release of a running task (undo: Allocate), else Allocate
+  };
+
+  static Micros Estimate(const Job& j) { return std::max(BackfillEstimate(j), Micros(1)); }
+  static Usage UsageOf(const Job& j) { return UsageOf(j.task, j.tasks); }
+  static Usage UsageOf(const TaskDemand& d, int32_t tasks) {
+    Usage u;
+    u.v[0] = d.fractional() ? 0 : int64_t{tasks} * d.gpus;
+    u.v[1] = int64_t{tasks} * d.total_gpu_milli();
+    u.v[2] = int64_t{tasks} * d.cpu_milli;
+    u.v[3] = int64_t{tasks} * d.mem_bytes;
+    return u;
+  }
+
+  void BeginPass(PassContext& ctx) {
+    ctx_ = &ctx;
+    const Micros now = ctx.now();
+    const ClusterState& c = ctx.cluster();
+    if (by_node_.size() != c.num_nodes()) {
+      by_node_.assign(c.num_nodes(), {});
+      log_.assign(c.num_nodes(), {});
+      dirty_.assign(c.num_nodes(), 0);
+      listed_.assign(c.num_nodes(), 0);
+      used_nodes_.clear();
+    }
+    for (NodeIndex n : used_nodes_) by_node_[n].clear();
+    used_nodes_.clear();
+    running_.clear();
+    by_end_.clear();
+    released_ = 0;
+    reservations_.clear();
+    failed_.clear();
+    capacity_.v[0] = c.total_gpus();
+    capacity_.v[1] = c.total_gpus() * 1000;
+    capacity_.v[2] = c.total_cpu();
+    capacity_.v[3] = c.total_mem();
+    times_.assign(1, now);
+    ends_.clear();
+    Usage all;
+    for (JobIndex r : ctx.running()) {
+      const Job& rj = w_->jobs[r];
+      const Micros end = std::max(ctx.started_at(r) + BackfillEstimate(rj), now + Micros(1));
+      const uint32_t id = static_cast<uint32_t>(running_.size());
+      running_.push_back({end, r, false});
+      const Placement& p = ctx.placement_of(r);
+      for (uint32_t k = 0; k < p.size(); ++k) ByNode(p[k].node).push_back({true, id, k});
+      times_.push_back(end);
+      const Usage u = UsageOf(ctx.granted(r), rj.tasks);  // what it holds
+      all.Add(u, +1);
+      ends_.push_back({end, u});
+    }
+    by_end_.resize(running_.size());
+    for (uint32_t i = 0; i < by_end_.size(); ++i) by_end_[i] = i;
+    std::sort(by_end_.begin(), by_end_.end(), [&](uint32_t a, uint32_t b) {
+      return running_[a].end < running_[b].end;
+    });
+    std::sort(times_.begin(), times_.end());
+    times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
+    // The profile: everything running from now, less each job at its end.
+    std::sort(ends_.begin(), ends_.end(),
+              [](const Segment& a, const Segment& b) { return a.start < b.start; });
+    profile_.assign(1, Segment{now, all});
+    for (const Segment& e : ends_) {
+      if (profile_.back().start != e.start) profile_.push_back(Segment{e.start, profile_.back().used});
+      profile_.back().used.Add(e.used, -1);
+    }
+  }
+
+  std::vector<TaskRef>& ByNode(NodeIndex n) {
+    if (by_node_[n].empty()) used_nodes_.push_back(n);
+    return by_node_[n];
+  }
+
+  // Job j started now (after UndoAll: nothing is released or blocked).
+  void AddRunning(JobIndex j, Micros end) {
+    const uint32_t id = static_cast<uint32_t>(running_.size());
+    running_.push_back({end, j, false});
+    const Placement& p = ctx_->placement_of(j);
+    for (uint32_t k = 0; k < p.size(); ++k) ByNode(p[k].node).push_back({true, id, k});
+    auto pos = std::upper_bound(by_end_.begin(), by_end_.end(), end,
+                                [&](Micros e, uint32_t r) { return e < running_[r].end; });
+    by_end_.insert(pos, id);
+  }
+
+  // Necessary condition for a fit over [t, t + est): at every instant of the
+  // interval the cluster's totals minus what the holders active then use
+  // cover the job's totals. The adjusted cluster subtracts at least that
+  // much, so when this fails the placement policy would fail too. Returns t
+  // when the condition holds, else the earliest later time at which it can
+  // (the end of the last segment in the window that falls short; kNever if
+  // that segment never ends). Candidates come in ascending order for one
+  // job; *win slides over profile_ with them.
+  Micros MayFit(const Usage& need, Micros t, Micros est, Window* win) const {
+    while (win->first + 1 < profile_.size() && profile_[win->first + 1].start <= t) ++win->first;
+    if (win->next < win->first) win->next = win->first;
+    const Micros until = t + est;
+    for (; win->next < profile_.size() && profile_[win->next].start < until; ++win->next) {
+      const Usage& u = profile_[win->next].used;
+      for (int i = 0; i < 4; ++i) {
+        if (need.v[i] > 0 && capacity_.v[i] - u.v[i] < need.v[i]) {
+          win->last_short = static_cast<int64_t>(win->next);
+          break;
+        }
+      }
+    }
+    if (win->last_short < static_cast<int64_t>(win->first)) return t;
+    const size_t after = static_cast<size_t>(win->last_short) + 1;
+    return after < profile_.size() ? profile_[after].start : kNever;
+  }
+
+  // Adds usage u over [start, end) to profile_ (end > start >= profile start).
+  void AddToProfile(Micros start, Micros end, const Usage& u) {
+    auto split = [&](Micros at) {
+      auto pos = std::upper_bound(profile_.begin(), profile_.end(), at,
+                                  [](Micros x, const Segment& g) { return x < g.start; });
+      // pos - 1 is the segment containing `at` (profile_ starts at now <= at).
+      const size_t i = static_cast<size_t>(pos - profile_.begin()) - 1;
+      if (profile_[i].start == at) return i;
+      profile_.insert(profile_.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                      Segment{at, profile_[i].used});
+      return i + 1;
+    };
+    const size_t a = split(start);
+    const size_t b = split(end);
+    for (size_t i = a; i < b; ++i) profile_[i].used.Add(u, +1);
+  }
+
+  // Adjusts the cluster for [t, t + est): running jobs with estimated end
+  // <= t released, reservations overlapping the interval blocked.
+  void Adjust(Micros t, Micros est) {
+    const Micros until = t + est;
+    touched_.clear();
+    auto mark = [&](const Placement& p) {
+      for (const auto& tp : p)
+        if (!dirty_[tp.node]) {
+          dirty_[tp.node] = 1;
+          touched_.push_back(tp.node);
+        }
+    };
+    // Released running jobs are a prefix of by_end_.
+    size_t k = released_;
+    for (; k < by_end_.size() && running_[by_end_[k]].end <= t; ++k) {
+      running_[by_end_[k]].released = true;
+      mark(ctx_->placement_of(running_[by_end_[k]].job));
+    }
+    for (; k > 0 && running_[by_end_[k - 1]].end > t; --k) {
+      running_[by_end_[k - 1]].released = false;
+      mark(ctx_->placement_of(running_[by_end_[k - 1]].job));
+    }
+    released_ = k;
+    for (auto& r : reservations_) {
+      const bool want = r.start < until && r.end > t;
+      if (want != r.blocked) {
+        r.blocked = want;
+        mark(r.placement);
+      }
+    }
+    for (NodeIndex n : touched_) {
+      dirty_[n] = 0;
+      Resync(n);
+    }
+  }
+
+  // Puts node n back to its live state, then applies the adjustments its
+  // holders' flags ask for: releases, then blocks in reservation order.
+  void Resync(NodeIndex n) {
+    ClusterState& c = ctx_->cluster();
+    auto& log = log_[n];
+    if (!listed_[n]) {
+      listed_[n] = 1;
+      adjusted_.push_back(n);
+    }
+    for (auto k = log.rbegin(); k != log.rend(); ++k) {
+      if (k->release)
+        (void)c.Allocate(k->where, k->demand);
+      else
+        c.Release(k->where, k->demand);
+    }
+    log.clear();
+    for (const TaskRef& ref : by_node_[n]) {
+      if (!ref.running || !running_[ref.id].released) continue;
+      const JobIndex r = running_[ref.id].job;
+      const TaskPlacement& tp = ctx_->placement_of(r)[ref.task];
+      c.Release(tp, ctx_->granted(r));
+      log.push_back({tp, ctx_->granted(r), true});
+    }
+    for (const TaskRef& ref : by_node_[n]) {
+      if (ref.running || !reservations_[ref.id].blocked) continue;
+      const Reservation& r = reservations_[ref.id];
+      Block(c, r.placement[ref.task], w_->jobs[r.job].task, &log);  // a reservation: the request
+    }
+  }
+
+  // Undoes every adjustment: the cluster is live again, nothing released or
+  // blocked.
+  void UndoAll() {
+    ClusterState& c = ctx_->cluster();
+    for (NodeIndex n : adjusted_) {
+      auto& log = log_[n];
+      for (auto k = log.rbegin(); k != log.rend(); ++k) {
+        if (k->release)
+          (void)c.Allocate(k->where, k->demand);
+        else
+          c.Release(k->where, k->demand);
+      }
+      log.clear();
+      listed_[n] = 0;
+    }
+    adjusted_.clear();
+    for (auto& h : running_) h.released = false;
+    for (auto& r : reservations_) r.blocked = false;
+    released_ = 0;
+  }
+
+  // Takes from c what task demand d holds at tp, capped at what is still
+  // free there: resources of holders that overlap the interval at different
+  // times are subtracted together, so a GPU, CPU or memory already taken by
+  // another holder stays taken and nothing is over-committed. (Capped
+  // subtraction leaves max(0, free - sum of demands) on every GPU, CPU and
+  // memory, whatever the order.)
+  static void Block(ClusterState& c, const TaskPlacement& tp, const TaskDemand& d,
+                    std::vector<Piece>* log) {
+    const NodeIndex n = tp.node;
+    bool exact = c.free_cpu(n) >= d.cpu_milli && c.free_mem(n) >= d.mem_bytes;
+    for (uint64_t m = tp.gpu_mask; exact && m; m &= m - 1)
+      exact = c.gpu_free_milli(n, std::countr_zero(m)) >= d.gpu_milli;
+    if (exact) {
+      Take(c, tp, d, log);
+      return;
+    }
+    TaskDemand host;
+    host.gpus = 0;
+    host.cpu_milli = std::min(d.cpu_milli, c.free_cpu(n));
+    host.mem_bytes = std::min(d.mem_bytes, c.free_mem(n));
+    if (host.cpu_milli > 0 || host.mem_bytes > 0) Take(c, {n, 0}, host, log);
+    uint64_t whole = 0;
+    for (uint64_t m = tp.gpu_mask; m; m &= m - 1) {
+      const int g = std::countr_zero(m);
+      const int32_t take = std::min(d.gpu_milli, c.gpu_free_milli(n, g));
+      if (take == 1000) {
+        whole |= uint64_t{1} << g;
+      } else if (take > 0) {
+        TaskDemand part;
+        part.gpus = 1;
+        part.gpu_milli = take;
+        Take(c, {n, uint64_t{1} << g}, part, log);
+      }
+    }
+    if (whole) {
+      TaskDemand gpus;
+      gpus.gpus = std::popcount(whole);
+      Take(c, {n, whole}, gpus, log);
+    }
+  }
+  static void Take(ClusterState& c, const TaskPlacement& tp, const TaskDemand& d,
+                   std::vector<Piece>* log) {
+    if (c.Allocate(tp, d).ok()) log->push_back({tp, d, false});
+  }
+
+  std::string label_;
+  std::unique_ptr<PlacementPolicy> placement_;
+  ConservativeBackfillOptions options_;
+  const Workload* w_ = nullptr;
+  std::set<std::pair<Micros, JobIndex>> queue_;
+  // Per-pass state, kept as members so their buffers are reused.
+  PassContext* ctx_ = nullptr;
+  std::vector<Held> running_;  // including jobs started this pass
+  std::vector<uint32_t> by_end_;  // running_ ids by estimated end
+  size_t released_ = 0;           // by_end_[0, released_) are released on the cluster
+  std::vector<Reservation> reservations_;
+  std::vector<Micros> times_;     // candidate start times, ascending, unique
+  std::vector<Segment> profile_;  // holders' summed usage over time, from now (ascending)
+  std::vector<Segment> ends_;     // scratch for building profile_
+  Usage capacity_;                // the cluster's totals
+  std::vector<std::vector<TaskRef>> by_node_;  // holders' tasks on each node
+  std::vector<NodeIndex> used_nodes_;          // nodes with a non-empty by_node_
+  std::vector<std::vector<Piece>> log_;        // adjustments made on each node
+  std::vector<NodeIndex> adjusted_;            // nodes re-synced since the last UndoAll
+  std::vector<char> listed_;                   // n is in adjusted_
+  std::vector<char> dirty_;                    // n is in touched_
+  std::vector<NodeIndex> touched_;
+  // (shape, candidate time) -> shortest estimate that did not fit there.
+  std::map<std::pair<JobShape, Micros>, Micros> failed_;
+};
+
 }  // namespace
 
 std::unique_ptr<Scheduler> MakeEasyBackfill(std::string label,
                                             std::unique_ptr<PlacementPolicy> placement) {
   return std::make_unique<EasyBackfill>(std::move(label), std::move(placement));
+}
+
+std::unique_ptr<Scheduler> MakeConservativeBackfill(std::string label,
+                                                    std::unique_ptr<PlacementPolicy> placement) {
+  return MakeConservativeBackfillWith(std::move(label), std::move(placement),
+                                      ConservativeBackfillOptions{});
+}
+
+std::unique_ptr<Scheduler> MakeConservativeBackfillWith(std::string label,
+                                                        std::unique_ptr<PlacementPolicy> placement,
+                                                        ConservativeBackfillOptions options) {
+  return std::make_unique<ConservativeBackfill>(std::move(label), std::move(placement), options);
 }
 
 }  // namespace utilsim

@@ -85,13 +85,14 @@ std::unique_ptr<ScorePlugin> MakeScorePlugin(const std::string& name) {
   if (name == "cpu-least-leftover") return std::make_unique<CpuLeftover>(true);
   if (name == "cpu-most-leftover") return std::make_unique<CpuLeftover>(false);
   if (name == "share-tightest") return std::make_unique<ShareTightest>();
+  if (name == "gang-locality") return MakeGangLocality();
   return nullptr;
 }
 
 std::vector<std::string> FilterPluginNames() { return {"resources-fit", "gpu-model"}; }
 std::vector<std::string> ScorePluginNames() {
   return {"gpu-least-leftover", "gpu-most-leftover", "cpu-least-leftover", "cpu-most-leftover",
-          "share-tightest"};
+          "share-tightest", "gang-locality"};
 }
 
 FrameworkPlacement::FrameworkPlacement(std::string name, std::string version,
@@ -100,7 +101,9 @@ FrameworkPlacement::FrameworkPlacement(std::string name, std::string version,
     : name_(std::move(name)),
       version_(std::move(version)),
       filters_(std::move(filters)),
-      scores_(std::move(scores)) {}
+      scores_(std::move(scores)) {
+  for (const auto& s : scores_) gang_aware_ = gang_aware_ || s.plugin->gang_aware();
+}
 
 int64_t FrameworkPlacement::Choose(const TaskDemand& d, ModelMask mask,
                                    const ClusterState& c) const {
@@ -126,6 +129,22 @@ int64_t FrameworkPlacement::Choose(const TaskDemand& d, ModelMask mask,
 
 std::optional<Placement> FrameworkPlacement::Place(const Job& job, ModelMask mask,
                                                    ClusterState& c) {
+  if (gang_aware_) {
+    // PlaceTasks' reserve loop, with each plugin told what is placed so far.
+    Placement p;
+    bool ok = true;
+    for (int32_t t = 0; t < job.tasks && ok; ++t) {
+      for (auto& s : scores_) s.plugin->Prepare(p, job.tasks - 1 - t, job.task, c);
+      const int64_t n = Choose(job.task, mask, c);
+      TaskPlacement tp{static_cast<NodeIndex>(std::max<int64_t>(n, 0)), 0};
+      if (n >= 0) tp.gpu_mask = c.PickGpus(tp.node, job.task);
+      ok = n >= 0 && c.Allocate(tp, job.task).ok();
+      if (ok) p.push_back(tp);
+    }
+    for (auto it = p.rbegin(); it != p.rend(); ++it) c.Release(*it, job.task);
+    if (!ok) return std::nullopt;
+    return p;
+  }
   return PlaceTasks(job, mask, c, [this](const TaskDemand& d, ModelMask m,
                                          const ClusterState& s) { return Choose(d, m, s); });
 }

@@ -18,7 +18,7 @@ std::optional<std::vector<JobIndex>> ChooseVictims(PassContext& ctx, PlacementPo
   ClusterState scratch = ctx.cluster();
   std::vector<JobIndex> out;
   for (JobIndex r : candidates) {
-    for (const auto& tp : ctx.placement_of(r)) scratch.Release(tp, w.jobs[r].task);
+    for (const auto& tp : ctx.placement_of(r)) scratch.Release(tp, ctx.granted(r));
     out.push_back(r);
     if (placement.Place(w.jobs[j], ctx.mask(j), scratch)) return out;
   }

@@ -5,6 +5,7 @@
 #include "utilsim/policies/backfill.h"
 #include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/fgd.h"
+#include "utilsim/policies/framework.h"
 #include "utilsim/policies/packing.h"
 #include "utilsim/policies/queues_extra.h"
 
@@ -13,25 +14,33 @@ namespace utilsim {
 void PolicyRegistry::AddQueue(PolicyInfo info, QueueFactory f) {
   info.kind = "queue";
   std::string name = info.name;
-  entries_[name] = Entry{std::move(info), std::move(f), nullptr, "", nullptr};
+  entries_[name] = Entry{std::move(info), std::move(f), nullptr, "", nullptr, nullptr};
 }
 
 void PolicyRegistry::AddPlacement(PolicyInfo info, PlacementFactory f) {
   info.kind = "placement";
   std::string name = info.name;
-  entries_[name] = Entry{std::move(info), nullptr, std::move(f), "", nullptr};
+  entries_[name] = Entry{std::move(info), nullptr, std::move(f), "", nullptr, nullptr};
+}
+
+void PolicyRegistry::AddSeededPlacement(PolicyInfo info, SeededPlacementFactory f) {
+  info.kind = "placement";
+  std::string name = info.name;
+  Entry e{std::move(info), nullptr, nullptr, "", nullptr, nullptr};
+  e.seeded = std::move(f);
+  entries_[name] = std::move(e);
 }
 
 void PolicyRegistry::AddBatch(PolicyInfo info, BatchFactory f) {
   info.kind = "queue";
   std::string name = info.name;
-  entries_[name] = Entry{std::move(info), nullptr, nullptr, "", std::move(f)};
+  entries_[name] = Entry{std::move(info), nullptr, nullptr, "", std::move(f), nullptr};
 }
 
 void PolicyRegistry::AddProfile(PolicyInfo info, std::string queue, PlacementFactory f) {
   info.kind = "profile";
   std::string name = info.name;
-  entries_[name] = Entry{std::move(info), nullptr, std::move(f), std::move(queue), nullptr};
+  entries_[name] = Entry{std::move(info), nullptr, std::move(f), std::move(queue), nullptr, nullptr};
 }
 
 bool PolicyRegistry::Has(const std::string& name) const { return entries_.count(name) > 0; }
@@ -44,7 +53,8 @@ std::vector<PolicyInfo> PolicyRegistry::List() const {
   return out;
 }
 
-Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name) const {
+Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name,
+                                                         uint64_t seed) const {
   auto known = [&](const std::string& kind) {
     std::string s;
     for (const auto& [n, e] : entries_)
@@ -71,28 +81,28 @@ Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name)
   if (q == entries_.end() || q->second.info.kind != "queue")
     return unknown("queue policy", queue_name, "queue");
   auto p = entries_.find(placement_name);
-  if (p == entries_.end() || !p->second.placement) {
+  if (p == entries_.end() || !p->second.has_placement()) {
     if (name.find('+') == std::string::npos)
       return Status::Error("unknown policy '" + name + "' (placements: " + known("placement") +
                            "; profiles: " + known("profile") + "; queues: " + known("queue") +
                            "; or QUEUE+PLACEMENT)");
     return unknown("placement policy", placement_name, "placement");
   }
-  if (q->second.batch) return q->second.batch(name, p->second.placement());
+  if (q->second.batch) return q->second.batch(name, p->second.MakePlacement(seed));
   return std::unique_ptr<Scheduler>(std::make_unique<ComposedScheduler>(
-      name, q->second.queue(), p->second.placement()));
+      name, q->second.queue(), p->second.MakePlacement(seed)));
 }
 
 Result<std::unique_ptr<PlacementPolicy>> PolicyRegistry::MakePlacement(
-    const std::string& name) const {
+    const std::string& name, uint64_t seed) const {
   auto it = entries_.find(name);
-  if (it == entries_.end() || !it->second.placement) {
+  if (it == entries_.end() || !it->second.has_placement()) {
     std::string known;
     for (const auto& [n, e] : entries_)
-      if (e.placement) known += (known.empty() ? "" : ", ") + n;
+      if (e.has_placement()) known += (known.empty() ? "" : ", ") + n;
     return Status::Error("unknown placement policy '" + name + "' (known: " + known + ")");
   }
-  return it->second.placement();
+  return it->second.MakePlacement(seed);
 }
 
 PolicyRegistry BuiltinPolicies() {
@@ -109,6 +119,10 @@ PolicyRegistry BuiltinPolicies() {
               "FIFO with EASY backfilling: the head gets a reservation; later jobs start if they "
               "do not delay it (estimate: the user's walltime request, else the run time)"},
              MakeEasyBackfill);
+  r.AddBatch({"conservative-backfill", "", "1",
+              "FIFO with conservative backfilling: every queued job gets a reservation; a job "
+              "starts early only if it delays none of them (estimate as easy-backfill)"},
+             MakeConservativeBackfill);
   r.AddQueue({"sjf", "", "1",
               "shortest job first by the user's estimate (walltime request, else run time); "
               "skips jobs that do not fit"},
@@ -158,8 +172,13 @@ PolicyRegistry BuiltinPolicies() {
                   "Fragmentation Gradient Descent (Weng et al., ATC'23): least growth of "
                   "fragmentation for the workload's task classes"},
                  [] { return MakeFgd(TaskClassDist{}); });
-  r.AddPlacement({"random", "", "1", "seeded uniform choice among feasible nodes"},
-                 [] { return MakeRandomPlacement(1); });
+  r.AddSeededPlacement(
+      {"random", "", "2", "uniform choice among feasible nodes, drawn from the run's --seed"},
+      [](uint64_t seed) { return MakeRandomPlacement(seed); });
+  r.AddPlacement({"topology-aware", "", "1",
+                  "gang locality (same node, then rack, then switch) over best fit on GPUs; "
+                  "framework plugins gang-locality + gpu-least-leftover"},
+                 [] { return MakeTopologyAware(); });
   return r;
 }
 

@@ -57,7 +57,7 @@ TEST(Preemption, HigherPriorityPreemptsAndTheVictimRedoesTheRestartCost) {
   ClusterSpec c;
   c.name = "one";
   c.models = {{"G", 0, 1.0}};
-  c.groups = {{"n", 1, "G", 1, 8000, 8LL << 30, 0, ""}};
+  c.groups = {{"n", 1, "G", 1, 8000, 8LL << 30, 0}};
   Workload w;
   Job a;
   a.name = "a";

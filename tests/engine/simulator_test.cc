@@ -15,7 +15,7 @@ ClusterSpec OneNode(int gpus, int count = 1) {
   ClusterSpec s;
   s.name = "one";
   s.models = {{"G", 16LL << 30, 1.0}};
-  s.groups = {{"n", count, "G", gpus, 16000, 64LL << 30, 0, ""}};
+  s.groups = {{"n", count, "G", gpus, 16000, 64LL << 30, 0}};
   return s;
 }
 

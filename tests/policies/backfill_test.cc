@@ -47,7 +47,7 @@ ClusterSpec Cluster() {
   ClusterSpec s;
   s.name = "two";
   s.models = {{"G", 0, 1.0}};
-  s.groups = {{"n", 2, "G", 4, 32000, 256LL << 30, 0, ""}};
+  s.groups = {{"n", 2, "G", 4, 32000, 256LL << 30, 0}};
   return s;
 }
 

@@ -26,7 +26,7 @@ ClusterSpec Cluster() {
   ClusterSpec s;
   s.name = "one";
   s.models = {{"G", 0, 1.0}};
-  s.groups = {{"n", 1, "G", 4, 16000, 64LL << 30, 0, ""}};
+  s.groups = {{"n", 1, "G", 4, 16000, 64LL << 30, 0}};
   return s;
 }
 

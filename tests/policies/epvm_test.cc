@@ -18,7 +18,7 @@ ClusterState Nodes(int count, int gpus, int64_t cpu, int64_t mem) {
   s.name = "t";
   s.models = {{"G", 80 * kGiB, 1.0}};
   for (int i = 0; i < count; ++i)
-    s.groups.push_back({"n" + std::to_string(i), 1, "G", gpus, cpu, mem, 0, ""});
+    s.groups.push_back({"n" + std::to_string(i), 1, "G", gpus, cpu, mem, 0});
   return ClusterState::Build(s).value();
 }
 
@@ -112,9 +112,9 @@ TEST(Epvm, IndexedSearchEqualsBruteForce) {
     ClusterSpec s;
     s.name = "r";
     s.models = {{"G", 80 * kGiB, 1.0}};
-    s.groups = {{"a", 6, "G", 8, 64000, 512 * kGiB, 0, ""},
-                {"b", 5, "G", 4, 32000, 256 * kGiB, 0, ""},
-                {"cpu", 2, "", 0, 48000, 128 * kGiB, 0, ""}};
+    s.groups = {{"a", 6, "G", 8, 64000, 512 * kGiB, 0},
+                {"b", 5, "G", 4, 32000, 256 * kGiB, 0},
+                {"cpu", 2, "", 0, 48000, 128 * kGiB, 0}};
     ClusterState c = ClusterState::Build(s).value();
     const bool fractions = round % 3 == 0;
     for (int k = 0; k < 40; ++k) {

@@ -27,7 +27,7 @@ ClusterSpec RandomCluster(Rng& r) {
     ng.mem_bytes = r.UniformInt(64, 512) << 30;
     s.groups.push_back(ng);
   }
-  s.groups.push_back({"cpu", 2, "", 0, 64000, 256LL << 30, 0, ""});
+  s.groups.push_back({"cpu", 2, "", 0, 64000, 256LL << 30, 0});
   return s;
 }
 

@@ -46,7 +46,7 @@ TaskClass Class(int gpus, int milli, int64_t weight, std::vector<std::string> mo
 // One node of model A, 4 GPUs, 16 cores, 64 GiB, GPUs free
 // [1000, 500, 300, 0] (T = 1800 milli), 13 cores and 61 GiB free.
 ClusterState HandNode() {
-  ClusterState c = Build({{"n", 1, "A", 4, 16000, 64 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n", 1, "A", 4, 16000, 64 * kGiB, 0}});
   UseGpu(c, 0, 1, 500);
   UseGpu(c, 0, 2, 700);
   UseGpu(c, 0, 3, 1000);
@@ -94,10 +94,10 @@ TEST(Fragmentation, ClusterIsSumOfNodes) {
   // n0: the hand node (490); n1: idle 2 GPUs, every class fits, nothing
   // below its share: 0; n2: one GPU with 300 free: 1 GPU and 0.5 do not fit
   // (300 each), 0.2 fits (0): (5 x 300 + 3 x 300) / 10 = 240; cpu: 0.
-  ClusterState c = Build({{"n0", 1, "A", 4, 16000, 64 * kGiB, 0, ""},
-                          {"n1", 1, "B", 2, 16000, 64 * kGiB, 0, ""},
-                          {"n2", 1, "A", 1, 16000, 64 * kGiB, 0, ""},
-                          {"cpu", 1, "", 0, 16000, 64 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n0", 1, "A", 4, 16000, 64 * kGiB, 0},
+                          {"n1", 1, "B", 2, 16000, 64 * kGiB, 0},
+                          {"n2", 1, "A", 1, 16000, 64 * kGiB, 0},
+                          {"cpu", 1, "", 0, 16000, 64 * kGiB, 0}});
   UseGpu(c, 0, 1, 500);
   UseGpu(c, 0, 2, 700);
   UseGpu(c, 0, 3, 1000);
@@ -146,9 +146,9 @@ TEST(Fragmentation, MeterMatchesDefinitionOnRandomStates) {
       dist.classes.push_back(Class(gpus, milli, r.UniformInt(1, 9), models,
                                    500 * r.UniformInt(1, 16), kGiB * r.UniformInt(1, 32)));
     }
-    ClusterState c = Build({{"a", 3, "A", 4, 16000, 64 * kGiB, 0, ""},
-                            {"b", 3, "B", 8, 32000, 128 * kGiB, 0, ""},
-                            {"cpu", 1, "", 0, 16000, 64 * kGiB, 0, ""}});
+    ClusterState c = Build({{"a", 3, "A", 4, 16000, 64 * kGiB, 0},
+                            {"b", 3, "B", 8, 32000, 128 * kGiB, 0},
+                            {"cpu", 1, "", 0, 16000, 64 * kGiB, 0}});
     for (int k = 0; k < 30; ++k) {
       TaskDemand d;
       d.gpus = static_cast<int32_t>(r.UniformInt(0, 2));
@@ -207,7 +207,7 @@ TEST(TaskClasses, OfWorkloadCountsJobsPerShape) {
 // FGD: n1. Best fit: n0 (no whole GPU left).
 TEST(Fgd, KeepsRoomForPopularShapes) {
   ClusterState c = Build(
-      {{"n0", 1, "A", 2, 16000, 64 * kGiB, 0, ""}, {"n1", 1, "A", 4, 16000, 64 * kGiB, 0, ""}});
+      {{"n0", 1, "A", 2, 16000, 64 * kGiB, 0}, {"n1", 1, "A", 4, 16000, 64 * kGiB, 0}});
   UseGpu(c, 1, 0, 1000);
   Job j;
   j.task = Class(1, 1000, 1).demand;
@@ -244,11 +244,11 @@ TEST(Fgd, FractionalNodeAndGpu) {
   Job j;
   j.task = Class(1, 300, 1).demand;
   ClusterState c = Build(
-      {{"n0", 1, "A", 1, 16000, 64 * kGiB, 0, ""}, {"n1", 1, "A", 1, 16000, 64 * kGiB, 0, ""}});
+      {{"n0", 1, "A", 1, 16000, 64 * kGiB, 0}, {"n1", 1, "A", 1, 16000, 64 * kGiB, 0}});
   UseGpu(c, 0, 0, 300);
   EXPECT_EQ((*MakeFgd(dist)->Place(j, kAnyModel, c))[0].node, 1u);
   EXPECT_EQ((*MakeBestFit()->Place(j, kAnyModel, c))[0].node, 0u);
-  ClusterState one = Build({{"n", 1, "A", 2, 16000, 64 * kGiB, 0, ""}});
+  ClusterState one = Build({{"n", 1, "A", 2, 16000, 64 * kGiB, 0}});
   UseGpu(one, 0, 0, 300);
   auto p = MakeFgd(dist)->Place(j, kAnyModel, one);
   ASSERT_TRUE(p);
@@ -271,7 +271,7 @@ TEST(Fgd, ChoiceIsSteepestDescent) {
                                    kGiB * r.UniformInt(1, 16)));
     }
     ClusterState c = Build(
-        {{"a", 4, "A", 4, 16000, 64 * kGiB, 0, ""}, {"b", 3, "B", 8, 32000, 128 * kGiB, 0, ""}});
+        {{"a", 4, "A", 4, 16000, 64 * kGiB, 0}, {"b", 3, "B", 8, 32000, 128 * kGiB, 0}});
     const bool whole_only = round % 2 == 0;  // (FGD's whole-GPU shortcuts)
     for (int k = 0; k < 25; ++k) {
       TaskDemand d;

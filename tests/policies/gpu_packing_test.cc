@@ -63,7 +63,7 @@ TEST(GpuPacking, Tiers) {
                       {"whole node", Task(4), 0, 0b1111}};
   for (const Row& row : rows) {
     SCOPED_TRACE(row.what);
-    ClusterState c = Build({{"n", 4, "A", 4, 32000, 128 * kGiB, 0, ""}});
+    ClusterState c = Build({{"n", 4, "A", 4, 32000, 128 * kGiB, 0}});
     EXPECT_TRUE(c.Allocate({1, 0b0001}, Task(1, 600).task).ok());
     EXPECT_TRUE(c.Allocate({2, 0b0001}, Task(1).task).ok());
     EXPECT_TRUE(c.Allocate({3, 0b0111}, Task(3).task).ok());
@@ -72,7 +72,7 @@ TEST(GpuPacking, Tiers) {
     EXPECT_EQ((*p)[0].node, row.node);
     EXPECT_EQ((*p)[0].gpu_mask, row.gpus);
   }
-  ClusterState c = Build({{"n", 4, "A", 4, 32000, 128 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n", 4, "A", 4, 32000, 128 * kGiB, 0}});
   EXPECT_TRUE(c.Allocate({1, 0b0001}, Task(1, 600).task).ok());
   EXPECT_TRUE(c.Allocate({3, 0b0111}, Task(3).task).ok());
   EXPECT_EQ((*MakeBestFit()->Place(Task(1), kAnyModel, c))[0].node, 3u);
@@ -81,8 +81,8 @@ TEST(GpuPacking, Tiers) {
 
 // Idle nodes: fewest GPUs first (tier 3 key), then lowest index.
 TEST(GpuPacking, SmallestIdleNode) {
-  ClusterState c = Build({{"big", 1, "A", 8, 32000, 128 * kGiB, 0, ""},
-                          {"small", 2, "A", 2, 32000, 128 * kGiB, 0, ""}});
+  ClusterState c = Build({{"big", 1, "A", 8, 32000, 128 * kGiB, 0},
+                          {"small", 2, "A", 2, 32000, 128 * kGiB, 0}});
   EXPECT_EQ((*MakeGpuPacking()->Place(Task(1), kAnyModel, c))[0].node, 1u);
 }
 
@@ -97,7 +97,7 @@ TEST(GpuPacking, SmallestIdleNode) {
 //   F 2 GPUs: n1 runs only 2-gpu (tier 0, 2000 free) -> n1
 //   G 1 GPU:  n0 idle (tier 2), n1 {2-gpu}, n2 {share} (tier 3) -> n0
 TEST(GpuClustering, SameKindTogether) {
-  ClusterState c = Build({{"n", 3, "A", 4, 32000, 128 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n", 3, "A", 4, 32000, 128 * kGiB, 0}});
   auto p = MakeGpuClustering();
   EXPECT_EQ(p->id().name, "gpu-clustering");
   const Placement a = Start(*p, Task(1), c);
@@ -117,7 +117,7 @@ TEST(GpuClustering, SameKindTogether) {
 
 // A GPU fully used by two shares counts as "share", not as a whole-GPU kind.
 TEST(GpuClustering, FullGpuOfSharesIsShare) {
-  ClusterState c = Build({{"n", 2, "A", 2, 32000, 128 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n", 2, "A", 2, 32000, 128 * kGiB, 0}});
   auto p = MakeGpuClustering();
   EXPECT_TRUE(c.Allocate({0, 0b01}, Task(1, 500).task).ok());
   EXPECT_TRUE(c.Allocate({0, 0b01}, Task(1, 500).task).ok());
@@ -153,7 +153,7 @@ TEST(PackingPolicies, ModelsAndGangs) {
   for (const Named& pol : AllPolicies()) {
     SCOPED_TRACE(pol.name);
     ClusterState c = Build(
-        {{"a", 2, "A", 4, 32000, 128 * kGiB, 0, ""}, {"b", 1, "B", 4, 32000, 128 * kGiB, 0, ""}});
+        {{"a", 2, "A", 4, 32000, 128 * kGiB, 0}, {"b", 1, "B", 4, 32000, 128 * kGiB, 0}});
     auto p = pol.make();
     const ModelMask only_b = c.ResolveModels({"B"});
     for (const Job& j : {Task(1), Task(1, 300), Task(0), Task(4)}) {
@@ -181,9 +181,9 @@ TEST(PackingPolicies, EndToEndDeterministic) {
   ClusterSpec s;
   s.name = "mix";
   s.models = {{"A", 32 * kGiB, 1.0}, {"B", 16 * kGiB, 1.0}};
-  s.groups = {{"a", 3, "A", 8, 64000, 256 * kGiB, 0, ""},
-              {"b", 4, "B", 4, 32000, 128 * kGiB, 0, ""},
-              {"c", 2, "", 0, 32000, 128 * kGiB, 0, ""}};
+  s.groups = {{"a", 3, "A", 8, 64000, 256 * kGiB, 0},
+              {"b", 4, "B", 4, 32000, 128 * kGiB, 0},
+              {"c", 2, "", 0, 32000, 128 * kGiB, 0}};
   Rng r(21, 0, "packing-e2e");
   Workload w;
   for (int i = 0; i < 400; ++i) {

@@ -34,9 +34,9 @@ ClusterSpec Cluster() {
   s.name = "hand";
   s.models = {{"G", 32LL << 30, 1.0}};
   // Three groups of one node each keep the hand-computed node order.
-  s.groups = {{"n-0", 1, "G", 8, 64000, 512LL << 30, 0, ""},
-              {"n-1", 1, "G", 4, 64000, 512LL << 30, 0, ""},
-              {"n-2", 1, "G", 8, 64000, 512LL << 30, 0, ""}};
+  s.groups = {{"n-0", 1, "G", 8, 64000, 512LL << 30, 0},
+              {"n-1", 1, "G", 4, 64000, 512LL << 30, 0},
+              {"n-2", 1, "G", 8, 64000, 512LL << 30, 0}};
   return s;
 }
 

@@ -15,7 +15,7 @@ ClusterSpec Cluster() {
   ClusterSpec s;
   s.name = "one";
   s.models = {{"G", 0, 1.0}};
-  s.groups = {{"n", 1, "G", 2, 32000, 256LL << 30, 0, ""}};
+  s.groups = {{"n", 1, "G", 2, 32000, 256LL << 30, 0}};
   return s;
 }
 

@@ -51,7 +51,7 @@ inline std::vector<int64_t> Finishes(Scheduler& s, const Workload& w) {
   ClusterSpec c;
   c.name = "three";
   c.models = {{"G", 0, 1.0}};
-  c.groups = {{"n", 3, "G", 4, 32000, 256LL << 30, 0, ""}};
+  c.groups = {{"n", 3, "G", 4, 32000, 256LL << 30, 0}};
   SimConfig cfg;
   cfg.restart_cost = Seconds(7);
   auto r = Simulate(c, w, s, cfg);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "utilsim/policies/packing.h"
+#include "utilsim/policies/registry.h"
 
 namespace utilsim {
 namespace {
@@ -35,7 +36,7 @@ std::vector<NodeIndex> Draws(uint64_t seed, int n, ClusterState& c, const Job& j
 }
 
 TEST(RandomPlacement, SameSeedSameChoices) {
-  ClusterState c = Build({{"n", 6, "A", 4, 32000, 128 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n", 6, "A", 4, 32000, 128 * kGiB, 0}});
   EXPECT_EQ(Draws(7, 50, c, Task(1)), Draws(7, 50, c, Task(1)));
   EXPECT_NE(Draws(7, 50, c, Task(1)), Draws(8, 50, c, Task(1)));
   // Init starts the stream again: a reused policy repeats its run.
@@ -48,10 +49,25 @@ TEST(RandomPlacement, SameSeedSameChoices) {
   EXPECT_EQ(p->id().name, "random");
 }
 
+// The registry builds "random" from the run's seed (utilsim --seed).
+TEST(RandomPlacement, RegistryPassesTheRunSeed) {
+  ClusterState c = Build({{"n", 6, "A", 4, 32000, 128 * kGiB, 0}});
+  auto draws = [&](uint64_t seed) {
+    auto p = BuiltinPolicies().MakePlacement("random", seed).value();
+    std::vector<NodeIndex> out;
+    for (int i = 0; i < 30; ++i) out.push_back((*p->Place(Task(1), kAnyModel, c))[0].node);
+    return out;
+  };
+  EXPECT_EQ(draws(5), Draws(5, 30, c, Task(1)));
+  EXPECT_EQ(draws(6), Draws(6, 30, c, Task(1)));
+  EXPECT_NE(draws(5), draws(6));
+  EXPECT_TRUE(BuiltinPolicies().Make("fifo+random", 6).ok());
+}
+
 // Four nodes can host a 2-GPU task (n1 has one whole GPU left, n3 lacks
 // CPU): each of n0, n2, n4, n5 near 1/4 of 8000 draws, the others never.
 TEST(RandomPlacement, UniformOverFeasibleNodes) {
-  ClusterState c = Build({{"n", 6, "A", 4, 32000, 128 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n", 6, "A", 4, 32000, 128 * kGiB, 0}});
   TaskDemand three;
   three.gpus = 3;
   ASSERT_TRUE(c.Allocate({1, 0b0111}, three).ok());
@@ -71,9 +87,9 @@ TEST(RandomPlacement, UniformOverFeasibleNodes) {
 // The candidate search: feasible nodes only, by model then whole-free count
 // then index; pristine duplicates dropped on request.
 TEST(CollectCandidates, FeasibleOrderedAndDeduplicated) {
-  ClusterState c = Build({{"a", 3, "A", 4, 32000, 128 * kGiB, 0, ""},
-                          {"b", 2, "B", 4, 32000, 128 * kGiB, 0, ""},
-                          {"cpu", 1, "", 0, 32000, 128 * kGiB, 0, ""}});
+  ClusterState c = Build({{"a", 3, "A", 4, 32000, 128 * kGiB, 0},
+                          {"b", 2, "B", 4, 32000, 128 * kGiB, 0},
+                          {"cpu", 1, "", 0, 32000, 128 * kGiB, 0}});
   TaskDemand one;
   one.gpus = 1;
   ASSERT_TRUE(c.Allocate({1, 0b0001}, one).ok());  // n1: 3 whole-free

@@ -12,7 +12,7 @@ ClusterSpec Cluster(int nodes) {
   ClusterSpec s;
   s.name = "c";
   s.models = {{"G", 32LL << 30, 1.0}};
-  s.groups = {{"n", nodes, "G", 8, 64000, 512LL << 30, 0, ""}};
+  s.groups = {{"n", nodes, "G", 8, 64000, 512LL << 30, 0}};
   return s;
 }
 

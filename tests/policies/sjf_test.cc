@@ -21,7 +21,7 @@ ClusterSpec Cluster(int gpus) {
   ClusterSpec s;
   s.name = "one";
   s.models = {{"G", 0, 1.0}};
-  s.groups = {{"n", 1, "G", gpus, 32000, 256LL << 30, 0, ""}};
+  s.groups = {{"n", 1, "G", gpus, 32000, 256LL << 30, 0}};
   return s;
 }
 

@@ -65,9 +65,9 @@ TEST(Tetris, HandComputedAlignment) {
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.what);
-    ClusterState c = Build({{"n0", 1, "G", 4, 32000, 256 * kGiB, 0, ""},
-                            {"n1", 1, "G", 4, 32000, 256 * kGiB, 0, ""},
-                            {"n2", 1, "G", 4, 32000, 256 * kGiB, 0, ""}});
+    ClusterState c = Build({{"n0", 1, "G", 4, 32000, 256 * kGiB, 0},
+                            {"n1", 1, "G", 4, 32000, 256 * kGiB, 0},
+                            {"n2", 1, "G", 4, 32000, 256 * kGiB, 0}});
     Use(c, 0, 0, 28000, 224 * kGiB);
     Use(c, 1, 3, 2000, 16 * kGiB);
     Use(c, 2, 2, 16000, 128 * kGiB);
@@ -85,13 +85,13 @@ TEST(Tetris, HandComputedAlignment) {
 //   n2 (8 GPUs, 64 cores, 512 GiB; idle):          4/64 x 1   + 16/512 x 1 = 0.09375
 // Then two nodes of one shape in the same state tie: the lower index wins.
 TEST(Tetris, SharesOfOwnCapacityAndTies) {
-  ClusterState c = Build({{"n0", 1, "G", 8, 64000, 512 * kGiB, 0, ""},
-                          {"n1", 1, "G", 4, 32000, 256 * kGiB, 0, ""},
-                          {"n2", 1, "G", 8, 64000, 512 * kGiB, 0, ""}});
+  ClusterState c = Build({{"n0", 1, "G", 8, 64000, 512 * kGiB, 0},
+                          {"n1", 1, "G", 4, 32000, 256 * kGiB, 0},
+                          {"n2", 1, "G", 8, 64000, 512 * kGiB, 0}});
   Use(c, 0, 0, 32000, 0);
   EXPECT_EQ(Chosen(*MakeTetris(), OneTask(0, 4000, 16 * kGiB), c), 1);
   ClusterState d = Build(
-      {{"n0", 1, "G", 8, 64000, 512 * kGiB, 0, ""}, {"n1", 1, "G", 8, 64000, 512 * kGiB, 0, ""}});
+      {{"n0", 1, "G", 8, 64000, 512 * kGiB, 0}, {"n1", 1, "G", 8, 64000, 512 * kGiB, 0}});
   Use(d, 1, 2, 0, 0);
   Use(d, 0, 2, 0, 0);
   EXPECT_EQ(Chosen(*MakeTetris(), OneTask(1, 4000, 16 * kGiB), d), 0);
@@ -116,9 +116,9 @@ int64_t TetrisReference(const ClusterState& c, NodeIndex n, const TaskDemand& d)
 TEST(Tetris, BoundedSearchEqualsBruteForce) {
   Rng r(11, 0, "tetris-test");
   for (int round = 0; round < 60; ++round) {
-    ClusterState c = Build({{"a", 6, "G", 8, 64000, 512 * kGiB, 0, ""},
-                            {"b", 5, "G", 4, 32000, 256 * kGiB, 0, ""},
-                            {"cpu", 2, "", 0, 48000, 128 * kGiB, 0, ""}});
+    ClusterState c = Build({{"a", 6, "G", 8, 64000, 512 * kGiB, 0},
+                            {"b", 5, "G", 4, 32000, 256 * kGiB, 0},
+                            {"cpu", 2, "", 0, 48000, 128 * kGiB, 0}});
     const bool fractions = round % 3 == 0;
     for (int k = 0; k < 40; ++k) {
       TaskDemand d;

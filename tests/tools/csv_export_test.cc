@@ -45,7 +45,7 @@ std::vector<RunResult> MakeRuns() {
   done.placement = "n0:3";
   done.alloc_gpu_s = 1e-7;
   done.useful_gpu_s = 123456789.125;
-  done.idle_gpu_s = {0.25, 0, 0, 0, 0};
+  done.idle_gpu_s = {0.25, 0, 0, 0, 0, 0};
   JobRecord waiting;
   waiting.job = 1;
   waiting.name = "w";
@@ -63,6 +63,7 @@ std::vector<RunResult> MakeRuns() {
   s.mem_allocated_frac = 0.25;
   s.gpus_free_whole = 10;
   s.gpus_stranded = 1;
+  s.gpus_idle = {0, 0.75, 0.5, 0, 0, 0};  // input, communication
   runs[1].samples = {s};
   return runs;
 }
@@ -78,8 +79,10 @@ TEST(CsvExportTest, WritesThreeTablesWithHeaders) {
   std::vector<std::string> samples = Lines(testutil::ReadFile(dir + "/samples.csv"));
   EXPECT_EQ(samples, (std::vector<std::string>{
                          "run_id,time_s,gpus_allocated,gpus_busy,queued,running,"
-                         "cpu_allocated_frac,mem_allocated_frac,gpus_free_whole,gpus_stranded",
-                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1"}));
+                         "cpu_allocated_frac,mem_allocated_frac,gpus_free_whole,gpus_stranded,"
+                         "idle_unattributed_gpus,idle_input_gpus,idle_communication_gpus,"
+                         "idle_fixed_gpus,idle_sharing_gpus,idle_storage_gpus",
+                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1,0,0.75,0.5,0,0,0"}));
 
   std::vector<std::string> jobs = Lines(testutil::ReadFile(dir + "/jobs.csv"));
   ASSERT_EQ(jobs.size(), 3u);
@@ -87,12 +90,12 @@ TEST(CsvExportTest, WritesThreeTablesWithHeaders) {
             "run_id,job_index,name,tenant,outcome,reason,submit_s,start_s,finish_s,wait_s,jct_s,"
             "recorded_runtime_s,tasks,gpus,placement,preemptions,alloc_gpu_s,useful_gpu_s,idle_gpu_s,"
             "idle_unattributed_gpu_s,idle_input_gpu_s,idle_communication_gpu_s,idle_fixed_gpu_s,"
-            "idle_sharing_gpu_s");
+            "idle_sharing_gpu_s,idle_storage_gpu_s");
   // Shortest round-trip numbers; quoted text; never-reached times empty.
   EXPECT_EQ(jobs[1],
             "1,0,\"a,b\",0,finished,,1e-06,2.500001,100,2.5,99.999999,90,1,0.5,n0:3,0,1e-07,"
-            "123456789.125,0.25,0.25,0,0,0,0");
-  EXPECT_EQ(jobs[2], "1,1,w,0,unfinished,,5,,,,,0,1,0,,0,0,0,0,0,0,0,0,0");
+            "123456789.125,0.25,0.25,0,0,0,0,0");
+  EXPECT_EQ(jobs[2], "1,1,w,0,unfinished,,5,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0");
 }
 
 TEST(CsvExportTest, RunsRowsQuoteTextAndLeaveNanEmpty) {
@@ -104,7 +107,7 @@ TEST(CsvExportTest, RunsRowsQuoteTextAndLeaveNanEmpty) {
   EXPECT_NE(text.find(",allocation_pct,effective_util_pct,"), std::string::npos);
   EXPECT_NE(text.find("\n2,\"best \"\"fit\"\", v2\","), std::string::npos) << text;
   EXPECT_NE(text.find(",\"two\nlines\","), std::string::npos) << text;
-  EXPECT_NE(text.find("\n1,fifo,,,,,,7,,,,30,,,2,0,0,0,0,0,0,0,0,0,0.30000000000000004,"),
+  EXPECT_NE(text.find("\n1,fifo,,,,,,7,,,,30,,,2,0,0,0,0,0,0,0,0,0,0,0.30000000000000004,"),
             std::string::npos)
       << text;
   // wait_p95_s (0), wait_p99_s (NaN -> empty), wait_max_s (0).

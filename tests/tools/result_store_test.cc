@@ -81,7 +81,7 @@ std::vector<RunResult> MakeRuns() {
     done.placement = "n0:0,1,2,3;n1:0,1,2,3";
     done.alloc_gpu_s = 57600.5;
     done.useful_gpu_s = 20000.25;
-    done.idle_gpu_s = {1, 2, 3, 4, 0.5};
+    done.idle_gpu_s = {1, 2, 3, 4, 0.5, 0.25};
     JobRecord rejected;
     rejected.job = 2;
     rejected.name = "big";
@@ -111,6 +111,7 @@ std::vector<RunResult> MakeRuns() {
       smp.mem_allocated_frac = 1.0 / 3;
       smp.gpus_free_whole = 55 - k;
       smp.gpus_stranded = k;
+      smp.gpus_idle = {0.5 * k, 1, 0, 0.25, 0, 2};
       run.samples.push_back(smp);
     }
   }
@@ -187,6 +188,7 @@ void ExpectRunsEqual(const std::vector<RunResult>& want, const std::vector<RunRe
       EXPECT_EQ(p.mem_allocated_frac, q.mem_allocated_frac);
       EXPECT_EQ(p.gpus_free_whole, q.gpus_free_whole);
       EXPECT_EQ(p.gpus_stranded, q.gpus_stranded);
+      EXPECT_EQ(p.gpus_idle, q.gpus_idle);
     }
   }
 }
@@ -248,23 +250,29 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   std::string path = testutil::TempDir() + "/r.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   EXPECT_EQ(Query(path, "SELECT key || '=' || value FROM meta ORDER BY key"),
-            (std::vector<std::string>{"created_by=utilsim", "schema_version=1",
+            (std::vector<std::string>{"created_by=utilsim", "schema_version=2",
                                       "utilsim_version=0.1.0"}));
   EXPECT_EQ(Query(path, "PRAGMA page_size"), std::vector<std::string>{"4096"});
   EXPECT_EQ(Query(path, "SELECT name FROM pragma_table_info('samples')"),
             (std::vector<std::string>{"run_id", "time_s", "gpus_allocated", "gpus_busy", "queued",
                                       "running", "cpu_allocated_frac", "mem_allocated_frac",
-                                      "gpus_free_whole", "gpus_stranded"}));
+                                      "gpus_free_whole", "gpus_stranded", "idle_unattributed_gpus",
+                                      "idle_input_gpus", "idle_communication_gpus",
+                                      "idle_fixed_gpus", "idle_sharing_gpus",
+                                      "idle_storage_gpus"}));
   std::vector<std::string> jobs_cols = Query(path, "SELECT name FROM pragma_table_info('jobs')");
-  ASSERT_EQ(jobs_cols.size(), 24u);
+  ASSERT_EQ(jobs_cols.size(), 25u);
   EXPECT_EQ(jobs_cols[0], "run_id");
   EXPECT_EQ(jobs_cols[15], "preemptions");
   EXPECT_EQ(jobs_cols[19], "idle_unattributed_gpu_s");
   EXPECT_EQ(jobs_cols[23], "idle_sharing_gpu_s");
+  EXPECT_EQ(jobs_cols[24], "idle_storage_gpu_s");
   std::vector<std::string> runs_cols = Query(path, "SELECT name FROM pragma_table_info('runs')");
   EXPECT_EQ(runs_cols.front(), "run_id");
   EXPECT_EQ(runs_cols.back(), "events");
   EXPECT_NE(std::find(runs_cols.begin(), runs_cols.end(), "wait_p95_s"), runs_cols.end());
+  EXPECT_NE(std::find(runs_cols.begin(), runs_cols.end(), "stranded_gpu_h"), runs_cols.end());
+  EXPECT_NE(std::find(runs_cols.begin(), runs_cols.end(), "idle_input_gpu_h"), runs_cols.end());
 
   // run 1, in insertion order: finished, unfinished (started), rejected.
   EXPECT_EQ(Query(path,
@@ -274,7 +282,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
                                       "NULL NULL NULL NULL"}));
   EXPECT_EQ(
       Query(path, "SELECT gpus || ' ' || idle_gpu_s || ' ' || outcome FROM jobs LIMIT 3"),
-      (std::vector<std::string>{"8.0 10.5 finished", "0.5 0.0 unfinished", "128.0 0.0 rejected"}));
+      (std::vector<std::string>{"8.0 10.75 finished", "0.5 0.0 unfinished", "128.0 0.0 rejected"}));
   EXPECT_EQ(Query(path, "SELECT seed FROM runs ORDER BY run_id"),
             (std::vector<std::string>{"42", "-8"}));
   EXPECT_EQ(Query(path, "SELECT quote(wait_p99_s) FROM runs WHERE run_id = 1"),
@@ -328,8 +336,8 @@ TEST(ResultStoreTest, ReadRejectsOtherFiles) {
 
   std::string path = dir + "/v2.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
-  Query(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 1");
+  Query(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 3, expected 2");
   Query(path, "UPDATE meta SET value = 'other' WHERE key = 'created_by'");
   EXPECT_EQ(ReadResults(path).status().message(), path + ": not a utilsim results database");
 }

@@ -44,11 +44,17 @@ TEST(ClusterYaml, ReadsTheFixture) {
   EXPECT_EQ(a.cpu_milli, 96000);
   EXPECT_EQ(a.mem_bytes, 1024 * kGiB);
   EXPECT_EQ(a.nvlink_domain, 8);
-  EXPECT_EQ(a.rack_prefix, "");
   const NodeGroup& t = c.groups[1];
   EXPECT_EQ(t.cpu_milli, 31500);
   EXPECT_EQ(t.mem_bytes, 196608 * kMiB + kMiB / 2);
-  EXPECT_EQ(t.rack_prefix, "r1");
+  ASSERT_EQ(c.topology.racks.size(), 2u);
+  EXPECT_EQ(c.topology.nic_bytes_s, 25e9);
+  EXPECT_EQ(c.topology.nvlink_bytes_s, 300e9);  // default
+  EXPECT_EQ(c.topology.racks[1].name, "r1");
+  EXPECT_EQ(c.topology.racks[1].parent, "spine");
+  EXPECT_EQ(c.topology.racks[1].oversubscription, 2.0);
+  EXPECT_EQ(c.topology.racks[1].members.size(), 9u);
+  EXPECT_EQ(c.topology.racks[1].where, Fixture("canonical/cluster.yaml") + ":14: key 'topology.racks[1]'");
   const NodeGroup& cpu = c.groups[2];
   EXPECT_EQ(cpu.gpus, 0);
   EXPECT_EQ(cpu.gpu_model, "");
@@ -71,9 +77,14 @@ TEST(ClusterYaml, BlockStyleAndFractionalCores) {
   EXPECT_EQ(c.groups[0].mem_bytes, 512 * kMiB);
 }
 
+// Two nodes a-0, a-1 (lines 1-4), for the topology cases.
+const std::string kTwoNodes =
+    "name: x\ngpu_models: [{name: A, memory_gib: 1}]\nnode_groups:\n"
+    "  - {name: a, count: 2, gpu_model: A, gpus: 8, cpu_cores: 1, memory_gib: 1}\n";
+
 struct BadYaml {
   const char* label;
-  const char* text;
+  std::string text;
   const char* message;  // after "c.yaml:"
 };
 
@@ -82,9 +93,9 @@ const BadYaml kBad[] = {
     {"unknown key", "name: x\nnode_groups:\n  - {name: a, count: 1, cpu_cores: 1, memory_gib: 1,"
      " gpu: 8}\n",
      "3: unknown key 'node_groups[0].gpu' (known: name, count, gpu_model, gpus, cpu_cores, "
-     "cpu_milli, memory_gib, memory_mib, nvlink_domain, rack_prefix)"},
+     "cpu_milli, memory_gib, memory_mib, nvlink_domain)"},
     {"unknown top key", "name: x\nnodes: []\n",
-     "2: unknown key 'nodes' (known: name, gpu_models, node_groups)"},
+     "2: unknown key 'nodes' (known: name, gpu_models, node_groups, topology)"},
     {"missing count", "name: x\nnode_groups:\n  - {name: a, cpu_cores: 1, memory_gib: 1}\n",
      "3: missing required key 'node_groups[0].count'"},
     {"missing node_groups", "name: x\n", "1: missing required key 'node_groups'"},
@@ -140,11 +151,48 @@ const BadYaml kBad[] = {
      "    cpu_cores: 1\n    memory_gib: 1\n",
      "4: key 'node_groups[0].count': expected an integer 1..1000000, got '<a mapping>'"},
     {"empty document", "# nothing\n",
-     "1: document: expected a mapping with keys name, gpu_models, node_groups"},
+     "1: document: expected a mapping with keys name, gpu_models, node_groups, topology"},
     {"not a mapping", "- a\n- b\n",
-     "1: document: expected a mapping with keys name, gpu_models, node_groups"},
+     "1: document: expected a mapping with keys name, gpu_models, node_groups, topology"},
     {"syntax error", "name: x\nnode_groups: [\n  {name: a\n",
      "4: YAML error: end of map flow not found"},
+    // Topology: every message names the entry at fault.
+    {"rack member unknown", kTwoNodes +
+     "topology:\n  racks:\n    - {name: r0, nodes: [a-0]}\n    - {name: r1, nodes: [a-9]}\n",
+     "8: key 'topology.racks[1]': rack 'r1': 'a-9' is neither a node nor a node group of the "
+     "cluster"},
+    {"node in no rack", kTwoNodes + "topology:\n  racks:\n    - {name: r0, nodes: [a-0]}\n",
+     "7: key 'topology.racks[0]': node 'a-1' is in no rack: unreachable"},
+    {"node in two racks", kTwoNodes +
+     "topology:\n  racks:\n    - {name: r0, nodes: [a]}\n    - {name: r1, nodes: [a-1]}\n",
+     "8: key 'topology.racks[1]': rack 'r1': node 'a-1' is already in rack 'r0'"},
+    {"switch cycle", kTwoNodes +
+     "topology:\n  racks:\n    - {name: r0, switch: s1, nodes: [a]}\n  switches:\n"
+     "    - {name: core}\n    - {name: s1, parent: s2}\n    - {name: s2, parent: s1}\n",
+     "10: key 'topology.switches[1]': switch 's1' does not lead to the root switch 'core' (a cycle "
+     "of parents): node 'a-0' is unreachable"},
+    {"two roots", kTwoNodes +
+     "topology:\n  racks:\n    - {name: r0, nodes: [a]}\n  switches:\n"
+     "    - {name: core}\n    - {name: other}\n",
+     "10: key 'topology.switches[1]': switch 'other' has no parent, but 'core' is already the "
+     "root (exactly one switch may have none)"},
+    {"unknown parent", kTwoNodes +
+     "topology:\n  racks:\n    - {name: r0, switch: tor, nodes: [a]}\n  switches:\n"
+     "    - {name: core}\n",
+     "7: key 'topology.racks[0]': rack 'r0': switch 'tor' is not a listed switch"},
+    {"oversubscription below 1", kTwoNodes +
+     "topology:\n  nodes_per_rack: 1\n  rack_oversubscription: 0.5\n",
+     "7: key 'topology.rack_oversubscription': expected a number 1..1e+06, got '0.5'"},
+    {"generated and listed", kTwoNodes +
+     "topology:\n  nodes_per_rack: 1\n  racks:\n    - {name: r0, nodes: [a]}\n",
+     "6: key 'topology.nodes_per_rack': expected no generated layout when racks or switches are "
+     "listed, got '1'"},
+    {"unknown topology key", kTwoNodes + "topology:\n  rack_size: 4\n",
+     "6: unknown key 'topology.rack_size' (known: nvlink_gb_s, pcie_gb_s, nic_gb_s, storage_gb_s, "
+     "nodes_per_rack, racks_per_switch, rack_oversubscription, switch_oversubscription, racks, "
+     "switches)"},
+    {"bad bandwidth", kTwoNodes + "topology:\n  nic_gb_s: 0\n",
+     "6: key 'topology.nic_gb_s': expected a number 1e-06..1e+06, got '0'"},
 };
 // clang-format on
 
@@ -185,7 +233,6 @@ void ExpectSameSpec(const ClusterSpec& a, const ClusterSpec& b) {
     EXPECT_EQ(x.cpu_milli, y.cpu_milli);
     EXPECT_EQ(x.mem_bytes, y.mem_bytes);
     EXPECT_EQ(x.nvlink_domain, y.nvlink_domain);
-    EXPECT_EQ(x.rack_prefix, y.rack_prefix);
   }
   EXPECT_EQ(DigestCluster(a), DigestCluster(b));
 }
@@ -211,8 +258,17 @@ TEST(ClusterYaml, RoundTrip) {
             "  - {name: \"a100\", count: 64, gpu_model: \"A100-80GB\", gpus: 8, cpu_cores: 96, "
             "memory_gib: 1024, nvlink_domain: 8}\n"
             "  - {name: \"t4\", count: 4, gpu_model: \"T4\", gpus: 4, cpu_milli: 31500, "
-            "memory_mib: 196608.5, rack_prefix: \"r1\"}\n"
-            "  - {name: \"cpu\", count: 8, cpu_cores: 64, memory_gib: 256}\n");
+            "memory_mib: 196608.5}\n"
+            "  - {name: \"cpu\", count: 8, cpu_cores: 64, memory_gib: 256}\n"
+            "topology:\n"
+            "  nic_gb_s: 25\n"
+            "  racks:\n"
+            "    - {name: \"r0\", switch: \"spine\", nodes: [\"a100\"]}\n"
+            "    - {name: \"r1\", switch: \"spine\", oversubscription: 2, nodes: [\"t4\", "
+            "\"cpu-0\", \"cpu-1\", \"cpu-2\", \"cpu-3\", \"cpu-4\", \"cpu-5\", \"cpu-6\", "
+            "\"cpu-7\"]}\n"
+            "  switches:\n"
+            "    - {name: \"spine\"}\n");
   EXPECT_FALSE(WriteClusterYaml(c, dir + "/no/such/dir/c.yaml").ok());
 }
 
@@ -227,6 +283,12 @@ TEST(Digest, StableAndSensitive) {
   c2 = c;
   c2.models[0].speed = 1.0000001;
   EXPECT_NE(DigestCluster(c2), d);
+  c2 = c;
+  c2.topology.racks[1].oversubscription = 3;
+  EXPECT_NE(DigestCluster(c2), d);
+  c2 = c;
+  c2.topology.racks[0].members.push_back("x");
+  EXPECT_NE(DigestCluster(c2), d);
 
   Workload w = ReadJobsCsv(Fixture("canonical/jobs.csv")).value();
   const std::string dw = DigestWorkload(w);
@@ -237,12 +299,18 @@ TEST(Digest, StableAndSensitive) {
   w2.series[0].busy[2] = 0.51f;
   EXPECT_NE(DigestWorkload(w2), dw);
   w2 = w;
+  w2.jobs[0].kill_at_limit = !w2.jobs[0].kill_at_limit;
+  EXPECT_NE(DigestWorkload(w2), dw);
+  w2 = w;
+  w2.jobs[1].stalls.comm = 0.05f;
+  EXPECT_NE(DigestWorkload(w2), dw);
+  w2 = w;
   w2.source = "elsewhere";
   EXPECT_EQ(DigestWorkload(w2), dw);
   // Golden values: the digest order is a format; a change here must be
   // deliberate (it changes the identity of every stored input).
-  EXPECT_EQ(d, "dc050b6e9f2ab598");
-  EXPECT_EQ(dw, "ebd1b35d9778f667");
+  EXPECT_EQ(d, "5fe629fa972b4ae2");
+  EXPECT_EQ(dw, "dcfe869a6f21f52a");
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ const BadCase kCases[] = {
     {"unknown column", "id,submit_s,runtime_s,gpu\na,0,1,1\n",
      "1: unknown column 'gpu' (known: id, submit_s, runtime_s, tasks, gpus, gpu_milli, "
      "cpu_milli, mem_mib, gpu_mem_mib, gpu_models, tenant, priority, util, profile, "
-     "recorded_start_s, walltime_s, host_cpu_milli, gpu_mem_used_mib)"},
+     "recorded_start_s, walltime_s, host_cpu_milli, gpu_mem_used_mib, kill_at_limit, "
+     "stall_input_cpu, stall_input_storage, stall_comm, nic_gb_s, storage_gb_s)"},
     {"missing required column", "# c\nid,submit_s\na,0\n",
      "2: missing required column 'runtime_s'"},
     {"duplicate column", "id,submit_s,runtime_s,id\na,0,1,a\n", "1: duplicate column 'id'"},
@@ -82,6 +83,19 @@ const BadCase kCases[] = {
      "2: field 'walltime_s': expected seconds > 0, got '0'"},
     {"host cpu negative", "id,submit_s,runtime_s,host_cpu_milli\na,0,5,-1\n",
      "2: field 'host_cpu_milli': expected an integer >= 0, got '-1'"},
+    {"kill flag not 0/1", "id,submit_s,runtime_s,walltime_s,kill_at_limit\na,0,5,10,yes\n",
+     "2: field 'kill_at_limit': expected 0 or 1, got 'yes'"},
+    {"kill flag without limit", "id,submit_s,runtime_s,kill_at_limit\na,0,5,1\n",
+     "2: field 'kill_at_limit': expected 0 when walltime_s is empty, got '1'"},
+    {"stalls over the whole", "id,submit_s,runtime_s,util,stall_input_cpu,stall_comm\na,0,5,0.6,0.3,0.2\n",
+     "2: field 'stall_comm': expected util + stall fractions <= 1 (the parts of the runtime), "
+     "total 1.100, got '0.2'"},
+    {"stall without util", "id,submit_s,runtime_s,stall_comm\na,0,5,0.2\n",
+     "2: field 'stall_comm': expected util to be given with stall fractions, got '0.2'"},
+    {"stall not a fraction", "id,submit_s,runtime_s,util,stall_input_cpu\na,0,5,0.5,-0.1\n",
+     "2: field 'stall_input_cpu': expected a fraction 0..1, got '-0.1'"},
+    {"negative bandwidth", "id,submit_s,runtime_s,nic_gb_s\na,0,5,-1\n",
+     "2: field 'nic_gb_s': expected GB/s >= 0, got '-1'"},
     {"gpu mem used bad", "id,submit_s,runtime_s,gpu_mem_used_mib\na,0,5,x\n",
      "2: field 'gpu_mem_used_mib': expected MiB >= 0, got 'x'"},
     {"bad signal", "# signal: nvml\nid,submit_s,runtime_s\na,0,5\n",

@@ -55,6 +55,10 @@ TEST(JobsCsv, ReadsEveryColumnOfTheFixture) {
   EXPECT_EQ(t.series, -1);
   EXPECT_EQ(t.recorded_start, Micros(12250000));
   EXPECT_EQ(t.walltime_limit, Seconds(7200));
+  EXPECT_TRUE(t.kill_at_limit);
+  EXPECT_EQ(t.stalls, (StallSplit{0.2f, -1, 0.1f}));
+  EXPECT_EQ(t.nic_bytes_s, 10e9);
+  EXPECT_EQ(t.storage_bytes_s, 1.5e9);
   EXPECT_EQ(t.host_cpu_used_milli, 16000);
   EXPECT_EQ(t.gpu_mem_used_bytes, 30000 * kMiB + kMiB / 2);
 
@@ -68,6 +72,9 @@ TEST(JobsCsv, ReadsEveryColumnOfTheFixture) {
   EXPECT_EQ(inf.priority, -1);
   EXPECT_FALSE(inf.recorded_start.has_value());
   EXPECT_FALSE(inf.walltime_limit.has_value());
+  EXPECT_FALSE(inf.kill_at_limit);
+  EXPECT_EQ(inf.stalls, StallSplit{});
+  EXPECT_EQ(inf.nic_bytes_s, 0);
   EXPECT_EQ(inf.host_cpu_used_milli, -1);
   EXPECT_EQ(inf.gpu_mem_used_bytes, -1);
 
@@ -150,6 +157,10 @@ void ExpectSameJobs(const Workload& a, const Workload& b) {
     EXPECT_EQ(x.runtime, y.runtime);
     EXPECT_EQ(x.recorded_start, y.recorded_start);
     EXPECT_EQ(x.walltime_limit, y.walltime_limit);
+    EXPECT_EQ(x.kill_at_limit, y.kill_at_limit);
+    EXPECT_EQ(x.stalls, y.stalls);
+    EXPECT_EQ(x.nic_bytes_s, y.nic_bytes_s);
+    EXPECT_EQ(x.storage_bytes_s, y.storage_bytes_s);
     EXPECT_EQ(x.util, y.util);
     EXPECT_EQ(x.util_known, y.util_known);
     EXPECT_EQ(x.host_cpu_used_milli, y.host_cpu_used_milli);
@@ -231,9 +242,10 @@ TEST(JobsCsv, FixtureRoundTripAndExactText) {
   EXPECT_EQ(text.substr(0, text.find('\n', text.find('\n') + 1)),
             "# signal: sm_active\nid,submit_s,runtime_s,tasks,gpus,gpu_milli,cpu_milli,mem_mib,"
             "gpu_mem_mib,gpu_models,tenant,priority,util,profile,recorded_start_s,walltime_s,"
-            "host_cpu_milli,gpu_mem_used_mib");
+            "host_cpu_milli,gpu_mem_used_mib,kill_at_limit,stall_input_cpu,stall_input_storage,"
+            "stall_comm,nic_gb_s,storage_gb_s");
   EXPECT_NE(text.find("\ntrain-1,10.5,3600,2,8,1000,32000,65536,40960,A100-80GB|H100-80GB,vision,"
-                      "10,0.5,,12.25,7200,16000,30000.5\n"),
+                      "10,0.5,,12.25,7200,16000,30000.5,1,0.2,,0.1,10,1.5\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\n\"infer, small\",0,120.000001,"), std::string::npos);

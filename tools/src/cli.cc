@@ -98,7 +98,7 @@ void AddInputOptions(CLI::App* cmd, Options& o,
   cmd->add_option("--cluster", o.input.cluster,
                   "Cluster spec, YAML (docs/trace-format.md); required for canonical traces");
   cmd->add_option("--seed", o.input.seed,
-                  "Seed for every random stream (synthetic jobs, randomised policies)")
+                  "Seed for every random stream (synthetic jobs, the random placement)")
       ->capture_default_str();
   cmd->add_option("--jobs", o.input.jobs, "Built-in workloads only: number of jobs to generate");
   AddReaderOptions(cmd, o);
@@ -121,6 +121,18 @@ void AddInputOptions(CLI::App* cmd, Options& o,
   cmd->add_option("--restart-cost", o.run.restart_cost_s,
                   "Seconds of work a preempted job loses (checkpoint interval + restart), for "
                   "preemptive policies (tiresias, priority-preempt)")
+      ->capture_default_str();
+  cmd->add_option("--comm-fraction", o.run.comm_fraction,
+                  "Share of a multi-GPU job's recorded runtime spent communicating; that share "
+                  "slows by the bandwidth lost when the job is placed further apart than it was "
+                  "recorded (NVLink > PCIe > NIC > oversubscribed uplinks; docs/topology.md). "
+                  "0 switches communication stalls off")
+      ->capture_default_str();
+  cmd->add_option("--model", o.run.model,
+                  "Progress model: whole-gpu (GPU speed and communication only), stall-serial or "
+                  "stall-overlapped (busy, CPU input, storage, communication and fixed time, each "
+                  "scaled by what the job gets; input added to or pipelined with compute). "
+                  "docs/model.md")
       ->capture_default_str();
   cmd->add_option("--price", o.run.price_per_gpu_h,
                   "Price of one GPU-hour in USD, for the cost of idle allocated GPUs")

@@ -22,7 +22,7 @@ struct SeedCurve {
 Result<SeedCurve> RunOne(const Workload& w, const ClusterSpec& spec, const std::string& policy,
                          uint64_t seed, const FgdExperimentOptions& opt,
                          const TaskClassDist& dist) {
-  auto placement = BuiltinPolicies().MakePlacement(policy);
+  auto placement = BuiltinPolicies().MakePlacement(policy, seed);
   if (!placement.ok()) return placement.status();
   PlacementPolicy& pl = *placement.value();
   pl.Init(w);

@@ -1,3 +1,4 @@
+#include "utilsim/engine/topology.h"
 #include "utilsim/tools/inspect.h"
 
 #include <algorithm>
@@ -60,6 +61,14 @@ InspectResult Inspect(const traces::TraceData& trace, const std::optional<Cluste
     for (const auto& [model, v] : by_model)
       out += "  " + model + ": " + std::to_string(v.first) + " nodes, " + std::to_string(v.second) +
              " GPUs\n";
+    if (auto topo = Topology::Build(*cluster); topo.ok()) {
+      const Topology& t = topo.value();
+      out += "  topology: " + std::to_string(t.num_racks()) + " racks, " +
+             std::to_string(t.num_switches()) + (t.num_switches() == 1 ? " switch" : " switches") +
+             "; graph of " +
+             std::to_string(t.num_vertices()) + " vertices (GPUs, NVLink domains, nodes, racks, "
+             "switches)\n";
+    }
   } else {
     out += "\ncluster: none (the trace lists no machines; give --cluster to check jobs against one)\n";
   }

@@ -135,7 +135,8 @@ Status ParseJobRow(const std::vector<Cell>& row, JobRecord* j) {
   r.Skip();  // idle_gpu_s, the sum of the causes
   for (double& v : j->idle_gpu_s) v = r.Real();
   if (!r.status().ok()) return r.status();
-  for (JobOutcome o : {JobOutcome::kFinished, JobOutcome::kRejected, JobOutcome::kUnfinished}) {
+  for (JobOutcome o : {JobOutcome::kFinished, JobOutcome::kRejected, JobOutcome::kUnfinished,
+                       JobOutcome::kKilled}) {
     if (outcome == JobOutcomeName(o)) {
       j->outcome = o;
       return Status::Ok();
@@ -155,6 +156,7 @@ Status ParseSampleRow(const std::vector<Cell>& row, Sample* s) {
   s->mem_allocated_frac = r.Real();
   s->gpus_free_whole = r.Int();
   s->gpus_stranded = r.Int();
+  for (double& v : s->gpus_idle) v = r.Real();
   return r.status();
 }
 

@@ -32,6 +32,7 @@ const std::vector<SummaryField>& SummaryFields() {
       Count("finished", &Summary::finished),
       Count("rejected", &Summary::rejected),
       Count("unfinished", &Summary::unfinished),
+      Count("killed", &Summary::killed),
       Count("capacity_gpus", &Summary::capacity_gpus),
       Time("window_start_s", &Summary::window_start),
       Time("window_end_s", &Summary::window_end),
@@ -42,6 +43,15 @@ const std::vector<SummaryField>& SummaryFields() {
       Real("effective_util_pct", &Summary::effective_util_pct),
       Real("price_per_gpu_h", &Summary::price_per_gpu_h),
       Real("idle_cost", &Summary::idle_cost),
+      Real("idle_input_gpu_h", &Summary::idle_input_gpu_h),
+      Real("idle_storage_gpu_h", &Summary::idle_storage_gpu_h),
+      Real("idle_communication_gpu_h", &Summary::idle_comm_gpu_h),
+      Real("idle_fixed_gpu_h", &Summary::idle_fixed_gpu_h),
+      Real("idle_sharing_gpu_h", &Summary::idle_sharing_gpu_h),
+      Real("idle_unattributed_gpu_h", &Summary::idle_unattributed_gpu_h),
+      Real("stranded_gpu_h", &Summary::stranded_gpu_h),
+      Real("cpu_alloc_pct", &Summary::cpu_alloc_pct),
+      Real("mem_alloc_pct", &Summary::mem_alloc_pct),
       Real("wait_mean_s", &Summary::wait_mean_s),
       Real("wait_p50_s", &Summary::wait_p50_s),
       Real("wait_p95_s", &Summary::wait_p95_s),
@@ -116,18 +126,24 @@ const Table& JobsTable() {
 }
 
 const Table& SamplesTable() {
-  using T = ColumnType;
-  static const Table kTable{"samples",
-                            {{"run_id", T::kInteger},
-                             {"time_s", T::kReal},
-                             {"gpus_allocated", T::kReal},
-                             {"gpus_busy", T::kReal},
-                             {"queued", T::kInteger},
-                             {"running", T::kInteger},
-                             {"cpu_allocated_frac", T::kReal},
-                             {"mem_allocated_frac", T::kReal},
-                             {"gpus_free_whole", T::kInteger},
-                             {"gpus_stranded", T::kInteger}}};
+  static const Table kTable = [] {
+    using T = ColumnType;
+    Table t{"samples",
+            {{"run_id", T::kInteger},
+             {"time_s", T::kReal},
+             {"gpus_allocated", T::kReal},
+             {"gpus_busy", T::kReal},
+             {"queued", T::kInteger},
+             {"running", T::kInteger},
+             {"cpu_allocated_frac", T::kReal},
+             {"mem_allocated_frac", T::kReal},
+             {"gpus_free_whole", T::kInteger},
+             {"gpus_stranded", T::kInteger}}};
+    for (size_t c = 0; c < kCauses; ++c)
+      t.columns.push_back(
+          {std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpus", T::kReal});
+    return t;
+  }();
   return kTable;
 }
 
@@ -190,6 +206,7 @@ void SampleRow(int64_t run_id, const Sample& s, std::vector<Cell>* row) {
           Cell::Real(s.mem_allocated_frac),
           Cell::Int(s.gpus_free_whole),
           Cell::Int(s.gpus_stranded)};
+  for (double v : s.gpus_idle) row->push_back(Cell::Real(v));
 }
 
 }  // namespace utilsim::results

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/stall_model.h"
 
 namespace utilsim::tools {
 
@@ -12,7 +13,7 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
                                            const RunSettings& settings) {
   std::vector<std::unique_ptr<Scheduler>> scheds;
   for (const auto& name : policies) {
-    auto s = reg.Make(name);
+    auto s = reg.Make(name, settings.seed);
     if (!s.ok()) return Status::Error("--policy: " + s.status().message());
     scheds.push_back(std::move(s).value());
   }
@@ -39,6 +40,19 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
   auto restart = FromSeconds(settings.restart_cost_s);
   if (!restart || restart->us < 0) return Status::Error("--restart-cost: expected seconds >= 0");
   cfg.restart_cost = *restart;
+  if (!(settings.comm_fraction >= 0 && settings.comm_fraction <= 1))
+    return Status::Error("--comm-fraction: expected a fraction 0..1");
+  cfg.comm_fraction = settings.comm_fraction;
+  std::unique_ptr<ProgressModel> model;
+  if (settings.model == "stall-serial") {
+    model = std::make_unique<StallProgress>(Composition::kSerial, settings.comm_fraction);
+  } else if (settings.model == "stall-overlapped") {
+    model = std::make_unique<StallProgress>(Composition::kOverlapped, settings.comm_fraction);
+  } else if (settings.model != "whole-gpu") {
+    return Status::Error("--model: expected whole-gpu, stall-serial or stall-overlapped, got '" +
+                         settings.model + "'");
+  }
+  cfg.progress = model.get();
   cfg.seed = settings.seed;
   cfg.price_per_gpu_h = settings.price_per_gpu_h;
   cfg.input_digest = in.digest;

@@ -143,6 +143,9 @@ Status ParseRow(const CsvReader& csv, const std::array<int, kNumCols>& idx, cons
     internal::WarnAt(&out->warnings, csv, kAaicWarnNoWalltimeReq, "job " + job.name);
   } else {
     job.walltime_limit = Seconds(v[kWalltimeReq]);
+    // AAIC's scheduler ends jobs at their request (termcode 2, "walltime
+    // exceeded"; the recorded runtime is capped there).
+    job.kill_at_limit = true;
   }
   if (v[kTermcode] < 0 || v[kTermcode] > 4) {
     internal::WarnAt(&out->warnings, csv, kAaicWarnUnknownTermcode,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "jobs_columns.h"
+#include "utilsim/engine/topology.h"
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
@@ -122,6 +123,27 @@ class Parser {
     return Status::Ok();
   }
 
+  // A finite number in [lo, hi].
+  Status Real(const Entries& e, const std::string& k, double lo, double hi, double* out) const {
+    const YAML::Node& n = e.values.at(k);
+    double v = 0;
+    const std::string text = n.IsScalar() ? n.Scalar() : "";
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v) || v < lo ||
+        v > hi) {
+      char range[64];
+      std::snprintf(range, sizeof range, "a number %g..%g", lo, hi);
+      return Bad(e, k, range);
+    }
+    *out = v;
+    return Status::Ok();
+  }
+  // "<file>:<line>: key '<path>'" for errors found later (Topology::Build).
+  std::string WhereOf(const Entries& e) const {
+    return source_ + ":" + std::to_string(std::max(e.map.Mark().line, 0) + 1) + ": key '" +
+           e.path + "'";
+  }
+
   Result<ClusterSpec> Parse(const YAML::Node& root) const;
 
  private:
@@ -132,6 +154,9 @@ class Parser {
   }
   Status ParseModel(const YAML::Node& n, size_t i, GpuModelSpec* m) const;
   Status ParseGroup(const YAML::Node& n, size_t i, const ClusterSpec& spec, NodeGroup* g) const;
+  Status ParseTopology(const YAML::Node& n, TopologySpec* t) const;
+  Status ParseRack(const YAML::Node& n, size_t i, RackSpec* r) const;
+  Status ParseSwitch(const YAML::Node& n, size_t i, SwitchSpec* s) const;
 
   std::string source_;
 };
@@ -175,7 +200,7 @@ Status Parser::ParseGroup(const YAML::Node& n, size_t i, const ClusterSpec& spec
   Entries e;
   UTILSIM_TRY(Read(n, "node_groups[" + std::to_string(i) + "]",
                    {"name", "count", "gpu_model", "gpus", "cpu_cores", "cpu_milli", "memory_gib",
-                    "memory_mib", "nvlink_domain", "rack_prefix"},
+                    "memory_mib", "nvlink_domain"},
                    &e));
   UTILSIM_TRY(Require(e, "name"));
   UTILSIM_TRY(String(e, "name", &g->name));
@@ -214,13 +239,107 @@ Status Parser::ParseGroup(const YAML::Node& n, size_t i, const ClusterSpec& spec
     }
     g->nvlink_domain = static_cast<int32_t>(v);
   }
-  if (e.has("rack_prefix")) UTILSIM_TRY(String(e, "rack_prefix", &g->rack_prefix));
+  return Status::Ok();
+}
+
+Status Parser::ParseRack(const YAML::Node& n, size_t i, RackSpec* r) const {
+  Entries e;
+  UTILSIM_TRY(Read(n, "topology.racks[" + std::to_string(i) + "]",
+                   {"name", "switch", "oversubscription", "nodes"}, &e));
+  r->where = WhereOf(e);
+  UTILSIM_TRY(Require(e, "name"));
+  UTILSIM_TRY(String(e, "name", &r->name));
+  if (e.has("switch")) UTILSIM_TRY(String(e, "switch", &r->parent));
+  if (e.has("oversubscription")) UTILSIM_TRY(Real(e, "oversubscription", 1, 1e6, &r->oversubscription));
+  UTILSIM_TRY(Require(e, "nodes"));
+  const YAML::Node& list = e.values.at("nodes");
+  if (!list.IsSequence() || list.size() == 0) return Bad(e, "nodes", "a non-empty list of node or group names");
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (!list[k].IsScalar() || list[k].Scalar().empty()) return Bad(e, "nodes", "a list of node or group names");
+    r->members.push_back(list[k].Scalar());
+  }
+  return Status::Ok();
+}
+
+Status Parser::ParseSwitch(const YAML::Node& n, size_t i, SwitchSpec* s) const {
+  Entries e;
+  UTILSIM_TRY(Read(n, "topology.switches[" + std::to_string(i) + "]",
+                   {"name", "parent", "oversubscription"}, &e));
+  s->where = WhereOf(e);
+  UTILSIM_TRY(Require(e, "name"));
+  UTILSIM_TRY(String(e, "name", &s->name));
+  if (e.has("parent")) UTILSIM_TRY(String(e, "parent", &s->parent));
+  if (e.has("oversubscription")) UTILSIM_TRY(Real(e, "oversubscription", 1, 1e6, &s->oversubscription));
+  return Status::Ok();
+}
+
+Status Parser::ParseTopology(const YAML::Node& n, TopologySpec* t) const {
+  Entries e;
+  UTILSIM_TRY(Read(n, "topology",
+                   {"nvlink_gb_s", "pcie_gb_s", "nic_gb_s", "storage_gb_s", "nodes_per_rack",
+                    "racks_per_switch",
+                    "rack_oversubscription", "switch_oversubscription", "racks", "switches"},
+                   &e));
+  // Bandwidths in GB/s (1e9 bytes per second).
+  const std::pair<const char*, double*> bandwidths[] = {{"nvlink_gb_s", &t->nvlink_bytes_s},
+                                                        {"pcie_gb_s", &t->pcie_bytes_s},
+                                                        {"nic_gb_s", &t->nic_bytes_s}};
+  for (const auto& [key, field] : bandwidths) {
+    if (!e.has(key)) continue;
+    double v = 0;
+    UTILSIM_TRY(Real(e, key, 1e-6, 1e6, &v));
+    *field = v * 1e9;
+  }
+  if (e.has("storage_gb_s")) {
+    double v = 0;
+    UTILSIM_TRY(Real(e, "storage_gb_s", 1e-6, 1e6, &v));
+    t->storage_bytes_s = v * 1e9;
+  }
+  int64_t v = 0;
+  if (e.has("nodes_per_rack")) {
+    UTILSIM_TRY(Int(e, "nodes_per_rack", 1, 1000000, &v));
+    t->nodes_per_rack = static_cast<int32_t>(v);
+  }
+  if (e.has("racks_per_switch")) {
+    UTILSIM_TRY(Int(e, "racks_per_switch", 1, 1000000, &v));
+    t->racks_per_switch = static_cast<int32_t>(v);
+  }
+  if (e.has("rack_oversubscription"))
+    UTILSIM_TRY(Real(e, "rack_oversubscription", 1, 1e6, &t->rack_oversubscription));
+  if (e.has("switch_oversubscription"))
+    UTILSIM_TRY(Real(e, "switch_oversubscription", 1, 1e6, &t->switch_oversubscription));
+  const bool listed = e.has("racks") || e.has("switches");
+  for (const char* k : {"nodes_per_rack", "racks_per_switch"}) {
+    if (listed && e.has(k)) return Bad(e, k, "no generated layout when racks or switches are listed");
+  }
+  if (e.has("racks_per_switch") && !e.has("nodes_per_rack"))
+    return Bad(e, "racks_per_switch", "nodes_per_rack to be set too");
+  if (e.has("racks")) {
+    const YAML::Node& list = e.values.at("racks");
+    if (!list.IsSequence() || list.size() == 0) return Bad(e, "racks", "a non-empty list");
+    for (size_t i = 0; i < list.size(); ++i) {
+      RackSpec r;
+      UTILSIM_TRY(ParseRack(list[i], i, &r));
+      t->racks.push_back(std::move(r));
+    }
+  }
+  if (e.has("switches")) {
+    const YAML::Node& list = e.values.at("switches");
+    if (!list.IsSequence() || list.size() == 0) return Bad(e, "switches", "a non-empty list");
+    for (size_t i = 0; i < list.size(); ++i) {
+      SwitchSpec s;
+      UTILSIM_TRY(ParseSwitch(list[i], i, &s));
+      t->switches.push_back(std::move(s));
+    }
+  }
+  if (!t->switches.empty() && t->racks.empty())
+    return At(e.map, "key 'topology': switches need racks under them (add topology.racks)");
   return Status::Ok();
 }
 
 Result<ClusterSpec> Parser::Parse(const YAML::Node& root) const {
   Entries e;
-  UTILSIM_TRY(Read(root, "", {"name", "gpu_models", "node_groups"}, &e));
+  UTILSIM_TRY(Read(root, "", {"name", "gpu_models", "node_groups", "topology"}, &e));
   ClusterSpec spec;
   UTILSIM_TRY(Require(e, "name"));
   UTILSIM_TRY(String(e, "name", &spec.name));
@@ -249,6 +368,12 @@ Result<ClusterSpec> Parser::Parse(const YAML::Node& root) const {
                                "group name, got '" + g.name + "'");
     }
     spec.groups.push_back(std::move(g));
+  }
+  if (e.has("topology")) {
+    UTILSIM_TRY(ParseTopology(e.values.at("topology"), &spec.topology));
+    // Names, membership and reachability: the entry at fault leads the message.
+    Result<Topology> topo = Topology::Build(spec);
+    if (!topo.ok()) return topo.status();
   }
   return spec;
 }

@@ -40,6 +40,60 @@ void AppendMemory(std::string* out, int64_t bytes) {
   }
 }
 
+void AppendList(std::string* out, const std::vector<std::string>& v) {
+  *out += "[";
+  for (size_t i = 0; i < v.size(); ++i) *out += (i ? ", " : "") + Quote(v[i]);
+  *out += "]";
+}
+
+// The topology section; empty when every field has its default.
+std::string FormatTopology(const TopologySpec& t) {
+  const TopologySpec d;
+  std::string out;
+  auto real = [&](const char* key, double v, double def, double scale) {
+    if (v == def) return;
+    out += std::string("\n  ") + key + ": ";
+    AppendDouble(&out, v / scale);
+  };
+  real("nvlink_gb_s", t.nvlink_bytes_s, d.nvlink_bytes_s, 1e9);
+  real("pcie_gb_s", t.pcie_bytes_s, d.pcie_bytes_s, 1e9);
+  real("nic_gb_s", t.nic_bytes_s, d.nic_bytes_s, 1e9);
+  real("storage_gb_s", t.storage_bytes_s, d.storage_bytes_s, 1e9);
+  if (t.nodes_per_rack > 0) {
+    out += "\n  nodes_per_rack: ";
+    AppendInt(&out, t.nodes_per_rack);
+  }
+  if (t.racks_per_switch > 0) {
+    out += "\n  racks_per_switch: ";
+    AppendInt(&out, t.racks_per_switch);
+  }
+  real("rack_oversubscription", t.rack_oversubscription, 1.0, 1.0);
+  real("switch_oversubscription", t.switch_oversubscription, 1.0, 1.0);
+  if (!t.racks.empty()) out += "\n  racks:";
+  for (const RackSpec& r : t.racks) {
+    out += "\n    - {name: " + Quote(r.name);
+    if (!r.parent.empty()) out += ", switch: " + Quote(r.parent);
+    if (r.oversubscription != 1.0) {
+      out += ", oversubscription: ";
+      AppendDouble(&out, r.oversubscription);
+    }
+    out += ", nodes: ";
+    AppendList(&out, r.members);
+    out += "}";
+  }
+  if (!t.switches.empty()) out += "\n  switches:";
+  for (const SwitchSpec& s : t.switches) {
+    out += "\n    - {name: " + Quote(s.name);
+    if (!s.parent.empty()) out += ", parent: " + Quote(s.parent);
+    if (s.oversubscription != 1.0) {
+      out += ", oversubscription: ";
+      AppendDouble(&out, s.oversubscription);
+    }
+    out += "}";
+  }
+  return out.empty() ? out : "topology:" + out + "\n";
+}
+
 }  // namespace
 
 std::string FormatClusterYaml(const ClusterSpec& spec) {
@@ -72,10 +126,9 @@ std::string FormatClusterYaml(const ClusterSpec& spec) {
       out += ", nvlink_domain: ";
       AppendInt(&out, g.nvlink_domain);
     }
-    if (!g.rack_prefix.empty()) out += ", rack_prefix: " + Quote(g.rack_prefix);
     out += "}";
   }
-  return out + "\n";
+  return out + "\n" + FormatTopology(spec.topology);
 }
 
 Status WriteClusterYaml(const ClusterSpec& spec, const std::string& path) {

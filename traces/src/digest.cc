@@ -54,7 +54,7 @@ class Fnv {
 std::string DigestWorkload(const Workload& w) {
   static const std::string kNoTenant = "default";
   Fnv f;
-  f.Str("utilsim-workload-v1");
+  f.Str("utilsim-workload-v2");
   f.I64(static_cast<int64_t>(w.signal));
   f.U64(w.jobs.size());
   for (const Job& j : w.jobs) {
@@ -73,6 +73,12 @@ std::string DigestWorkload(const Workload& w) {
     f.I64(j.runtime.us);
     f.OptMicros(j.recorded_start);
     f.OptMicros(j.walltime_limit);
+    f.I64(j.kill_at_limit ? 1 : 0);
+    f.F64(j.stalls.input_cpu);
+    f.F64(j.stalls.input_storage);
+    f.F64(j.stalls.comm);
+    f.F64(j.nic_bytes_s);
+    f.F64(j.storage_bytes_s);
     f.F32(j.util);
     const bool has_series = j.series >= 0 && static_cast<size_t>(j.series) < w.series.size();
     f.I64(has_series ? 1 : 0);
@@ -91,7 +97,7 @@ std::string DigestWorkload(const Workload& w) {
 
 std::string DigestCluster(const ClusterSpec& spec) {
   Fnv f;
-  f.Str("utilsim-cluster-v1");
+  f.Str("utilsim-cluster-v2");
   f.Str(spec.name);
   f.U64(spec.models.size());
   for (const GpuModelSpec& m : spec.models) {
@@ -108,7 +114,29 @@ std::string DigestCluster(const ClusterSpec& spec) {
     f.I64(g.cpu_milli);
     f.I64(g.mem_bytes);
     f.I64(g.nvlink_domain);
-    f.Str(g.rack_prefix);
+  }
+  const TopologySpec& t = spec.topology;
+  f.F64(t.nvlink_bytes_s);
+  f.F64(t.pcie_bytes_s);
+  f.F64(t.nic_bytes_s);
+  f.F64(t.storage_bytes_s);
+  f.I64(t.nodes_per_rack);
+  f.I64(t.racks_per_switch);
+  f.F64(t.rack_oversubscription);
+  f.F64(t.switch_oversubscription);
+  f.U64(t.racks.size());
+  for (const RackSpec& r : t.racks) {
+    f.Str(r.name);
+    f.Str(r.parent);
+    f.F64(r.oversubscription);
+    f.U64(r.members.size());
+    for (const std::string& m : r.members) f.Str(m);
+  }
+  f.U64(t.switches.size());
+  for (const SwitchSpec& s : t.switches) {
+    f.Str(s.name);
+    f.Str(s.parent);
+    f.F64(s.oversubscription);
   }
   return f.Hex();
 }

@@ -27,6 +27,12 @@ enum JobCol : int {
   kWalltime,
   kHostCpuMilli,
   kGpuMemUsedMib,
+  kKillAtLimit,
+  kStallInputCpu,
+  kStallInputStorage,
+  kStallComm,
+  kNicGbS,
+  kStorageGbS,
   kNumJobCols,
 };
 
@@ -35,6 +41,8 @@ inline constexpr std::array<std::string_view, kNumJobCols> kJobColumns = {
     "id",        "submit_s", "runtime_s",        "tasks",      "gpus",           "gpu_milli",
     "cpu_milli", "mem_mib",  "gpu_mem_mib",      "gpu_models", "tenant",         "priority",
     "util",      "profile",  "recorded_start_s", "walltime_s", "host_cpu_milli", "gpu_mem_used_mib",
+    "kill_at_limit", "stall_input_cpu", "stall_input_storage", "stall_comm", "nic_gb_s",
+    "storage_gb_s",
 };
 
 inline constexpr int64_t kMiB = int64_t{1} << 20;

@@ -78,6 +78,14 @@ class RowParser {
     return Status::Ok();
   }
 
+  // GB/s (1e9 bytes/s) >= 0, as bytes/s.
+  Status GbS(JobCol c, double* bytes_s) const {
+    auto v = csv_.Double(static_cast<size_t>(idx_[c]));
+    if (!v.ok() || !(v.value() >= 0) || v.value() > 1e6) return Bad(c, "GB/s >= 0");
+    *bytes_s = v.value() * 1e9;
+    return Status::Ok();
+  }
+
   // Non-negative MiB, possibly fractional, as bytes.
   Status MiB(JobCol c, int64_t* bytes) const {
     auto v = csv_.Double(static_cast<size_t>(idx_[c]));
@@ -219,6 +227,28 @@ Status ParseRow(const CsvReader& csv, const RowParser& row, ReadState* st, Workl
     UTILSIM_TRY(row.Time(kWalltime, true, &limit));
     job->walltime_limit = limit;
   }
+  if (!row.Empty(kKillAtLimit)) {
+    UTILSIM_TRY(row.Int(kKillAtLimit, 0, 1, "0 or 1", &v));
+    if (v == 1 && !job->walltime_limit) return row.Bad(kKillAtLimit, "0 when walltime_s is empty");
+    job->kill_at_limit = v == 1;
+  }
+  // Where the non-busy time went: fractions of the runtime that, with util,
+  // may not exceed the whole.
+  const std::pair<JobCol, float*> stalls[] = {{kStallInputCpu, &job->stalls.input_cpu},
+                                              {kStallInputStorage, &job->stalls.input_storage},
+                                              {kStallComm, &job->stalls.comm}};
+  double parts = job->util_known ? static_cast<double>(job->util) : 0.0;
+  for (const auto& [col, field] : stalls) {
+    if (row.Empty(col)) continue;
+    UTILSIM_TRY(row.Fraction(col, field));
+    parts += static_cast<double>(*field);
+    if (!job->util_known) return row.Bad(col, "util to be given with stall fractions");
+    if (parts > 1.0 + 1e-6)
+      return row.Bad(col, "util + stall fractions <= 1 (the parts of the runtime), total " +
+                              std::to_string(parts).substr(0, 5));
+  }
+  if (!row.Empty(kNicGbS)) UTILSIM_TRY(row.GbS(kNicGbS, &job->nic_bytes_s));
+  if (!row.Empty(kStorageGbS)) UTILSIM_TRY(row.GbS(kStorageGbS, &job->storage_bytes_s));
   if (!row.Empty(kHostCpuMilli)) {
     UTILSIM_TRY(row.Int(kHostCpuMilli, 0, kInt64Max, "an integer >= 0", &job->host_cpu_used_milli));
   }

@@ -82,6 +82,16 @@ void AppendRow(const Workload& w, const Job& job, const std::string& profiles_re
   if (job.host_cpu_used_milli >= 0) AppendInt(line, job.host_cpu_used_milli);
   line->push_back(',');
   if (job.gpu_mem_used_bytes >= 0) AppendMiB(line, job.gpu_mem_used_bytes);
+  line->push_back(',');
+  if (job.kill_at_limit) line->push_back('1');
+  for (float part : {job.stalls.input_cpu, job.stalls.input_storage, job.stalls.comm}) {
+    line->push_back(',');
+    if (part >= 0) AppendFloat(line, part);
+  }
+  for (double bw : {job.nic_bytes_s, job.storage_bytes_s}) {
+    line->push_back(',');
+    if (bw > 0) AppendDouble(line, bw / 1e9);
+  }
   line->push_back('\n');
 }
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "utilsim/engine/node_set.h"
 #include "utilsim/engine/placement.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/engine/topology.h"
 
 namespace utilsim {
 
@@ -37,6 +39,7 @@ struct NodeInfo {
   int64_t mem_bytes = 0;
   int64_t gpu_mem_bytes = 0;  // per GPU
   double speed = 1.0;         // relative GPU speed of the model
+  int32_t nvlink_domain = 0;  // GPUs per NVLink domain (== gpus when the whole node is one)
 };
 
 // Bit i set = model i allowed. kAnyModel allows every model.
@@ -49,10 +52,12 @@ class ClusterState {
   // CPU and memory, known model names) and builds an empty cluster.
   static Result<ClusterState> Build(const ClusterSpec& spec);
 
-  const ClusterSpec& spec() const { return spec_; }
+  const ClusterSpec& spec() const { return *spec_; }
+  // The topology built from the spec (shared by copies of this state).
+  const Topology& topology() const { return *topology_; }
   size_t num_nodes() const { return nodes_.size(); }
   const NodeInfo& node(NodeIndex n) const { return nodes_[n]; }
-  int num_models() const { return static_cast<int>(spec_.models.size()); }
+  int num_models() const { return static_cast<int>(spec_->models.size()); }
   int max_gpus_per_node() const { return max_gpus_; }
 
   int32_t free_whole_gpus(NodeIndex n) const { return free_whole_[n]; }
@@ -72,7 +77,11 @@ class ClusterState {
   // True when node n, empty, could host one task of d.
   bool CouldEverHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
   // GPUs a task of d would take on n if placed now: the lowest-indexed
-  // whole-free GPUs for whole-GPU tasks; for a fractional task the GPU with
+  // whole-free GPUs for whole-GPU tasks — except on nodes of several NVLink
+  // domains, where a task that fits in one domain takes the lowest-indexed
+  // whole-free GPUs of the fullest domain that still fits it (best fit, ties
+  // to the lowest domain; domain-locality keeps the task on NVLink), and a
+  // larger task takes wholly free domains first; for a fractional task the GPU with
   // the least free share that still fits (ties: lowest index), which keeps
   // whole GPUs whole. Precondition: CanHost(n, d, mask).
   uint64_t PickGpus(NodeIndex n, const TaskDemand& d) const;
@@ -110,8 +119,12 @@ class ClusterState {
   int64_t FindFirstRec(size_t pos, size_t lo, size_t hi, NodeIndex from, const TaskDemand& d,
                        ModelMask mask) const;
   int32_t LargestShare(NodeIndex n) const;
+  static uint64_t PickGpusByDomain(const int32_t* free_milli, int count, int dom, int need);
 
-  ClusterSpec spec_;
+  // Immutable and shared, so that copying a state (backfill's scratch copies)
+  // copies only the mutable vectors.
+  std::shared_ptr<const ClusterSpec> spec_;
+  std::shared_ptr<const Topology> topology_;
   std::vector<NodeInfo> nodes_;
   std::vector<int32_t> gpu_offset_;
   std::vector<int32_t> gpu_free_;  // milli per GPU

@@ -39,6 +39,18 @@ enum class UtilSignal : uint8_t {
 };
 const char* UtilSignalName(UtilSignal s);
 
+// How a job's recorded runtime divides beyond its busy share `util` (issue
+// 5; docs/model.md): fractions of the recorded runtime R. A negative part is
+// unknown and takes the run's default (StallProgress: comm from
+// --comm-fraction for gangs, nothing for input). What is left after busy,
+// input and comm is fixed time (start-up, idle), which no resource changes.
+struct StallSplit {
+  float input_cpu = -1;      // waiting for CPU preprocessing (scales with CPU cores given)
+  float input_storage = -1;  // waiting for storage reads (scales with the storage share)
+  float comm = -1;           // communication / synchronisation (topology, NIC share)
+  bool operator==(const StallSplit&) const = default;
+};
+
 // A measured utilization time series over a job's recorded life.
 // Piecewise constant: busy[i] holds from offset[i] (recorded time since the
 // job's start) until offset[i+1] (or the job's end). offset[0] must be 0,
@@ -62,6 +74,11 @@ struct Job {
   // joining host-level telemetry; empty when unknown.
   std::vector<std::string> recorded_hosts;
   std::optional<Micros> walltime_limit;  // user's requested limit, if any
+  // The trace's scheduler ends a job at walltime_limit (AAIC: termcode
+  // "walltime exceeded"): a run that would take longer than
+  // max(walltime_limit, runtime) is killed there (the max keeps recorded
+  // overruns, grace periods, intact).
+  bool kill_at_limit = false;
   // Mean busy fraction of each allocated GPU over the recorded life, 0..1.
   // For a series this equals the series' time-weighted mean.
   float util = 1.0f;
@@ -71,6 +88,11 @@ struct Job {
   // util/series come from the trace, telemetry, a generator or a library.
   bool util_known = false;
   int64_t host_cpu_used_milli = -1;  // measured host CPU use, -1 unknown
+  StallSplit stalls;                 // where the non-busy time went, where known
+  // Bandwidth the job drives per node while it runs, bytes/s (0 = none or
+  // unknown): jobs on one node share its NIC / storage max-min fairly.
+  double nic_bytes_s = 0;      // across nodes (multi-node gangs only)
+  double storage_bytes_s = 0;  // reads from the node's storage
   int64_t gpu_mem_used_bytes = -1;   // measured GPU memory use, -1 unknown
 };
 

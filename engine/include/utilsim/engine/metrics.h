@@ -16,6 +16,7 @@ enum class JobOutcome : uint8_t {
   kFinished = 0,
   kRejected,    // can never run on this cluster; reason given
   kUnfinished,  // still queued or running when the run stopped (horizon)
+  kKilled,      // ended at its walltime limit before its work was done (Job::kill_at_limit)
 };
 const char* JobOutcomeName(JobOutcome o);
 
@@ -23,10 +24,11 @@ const char* JobOutcomeName(JobOutcome o);
 // time to kUnattributed; the co-resource model (issue 5) splits it.
 enum class IdleCause : uint8_t {
   kUnattributed = 0,
-  kInput,          // CPU preprocessing / storage
+  kInput,          // CPU preprocessing (input pipeline, CPU starvation)
   kCommunication,  // network / synchronisation
   kFixed,          // start-up, idle
   kSharing,        // waiting for co-runners on a shared GPU
+  kStorage,        // storage reads
   kCount
 };
 const char* IdleCauseName(IdleCause c);
@@ -66,10 +68,14 @@ struct Sample {
   // Free whole GPUs on nodes whose CPU or memory is exhausted (cannot host a
   // task asking for >= 1 core and 1 GiB per GPU).
   int64_t gpus_stranded = 0;
+  // Allocated GPUs idle now, by cause (IdleCause order); they sum to
+  // gpus_allocated - gpus_busy up to rounding.
+  std::array<double, static_cast<size_t>(IdleCause::kCount)> gpus_idle{};
 };
 
 struct Summary {
   int64_t jobs = 0, finished = 0, rejected = 0, unfinished = 0;
+  int64_t killed = 0;  // ended at their walltime limit (counted apart from finished)
   int64_t capacity_gpus = 0;
   // The measurement window the GPU-hour and percentage figures cover (see
   // SimConfig::window): job allocations are clipped to it.
@@ -81,6 +87,13 @@ struct Summary {
   double effective_util_pct = 0;  // useful / (capacity x window) x 100
   double price_per_gpu_h = 0;     // stated price used for idle_cost
   double idle_cost = 0;           // idle_alloc_gpu_h x price
+  // idle_alloc_gpu_h by cause (docs/model.md), pro rata inside the window.
+  double idle_input_gpu_h = 0, idle_storage_gpu_h = 0, idle_comm_gpu_h = 0, idle_fixed_gpu_h = 0,
+         idle_sharing_gpu_h = 0, idle_unattributed_gpu_h = 0;
+  // From the samples inside the window (each standing for one interval):
+  double stranded_gpu_h = 0;  // whole-free GPUs on nodes out of CPU or memory, GPU-hours
+  double cpu_alloc_pct = 0;   // mean CPU allocated, % of the cluster's CPU
+  double mem_alloc_pct = 0;   // mean memory allocated, % of the cluster's memory
   double wait_mean_s = 0, wait_p50_s = 0, wait_p95_s = 0, wait_p99_s = 0, wait_max_s = 0;
   double jct_mean_s = 0, jct_p50_s = 0, jct_p95_s = 0;
   // Bounded slowdown: max(1, JCT / max(runtime, 10 s)).
@@ -122,5 +135,10 @@ struct RunResult {
 Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus,
                        Micros window_start, Micros window_end, double makespan_s,
                        double price_per_gpu_h);
+
+// Fills the sample-based figures of s (stranded GPU-hours, CPU and memory
+// allocation) from the samples taken in [s.window_start, s.window_end), each
+// standing for `interval`.
+void AddSampleFigures(const std::vector<Sample>& samples, Micros interval, Summary* s);
 
 }  // namespace utilsim

@@ -8,14 +8,41 @@
 // engine then recomputes remaining work and the finish time.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 
 #include "utilsim/engine/cluster_state.h"
 #include "utilsim/engine/job.h"
+#include "utilsim/engine/metrics.h"
 #include "utilsim/engine/placement.h"
 
 namespace utilsim {
+
+// What a progress model may see of the running simulation (the engine
+// implements it).
+class RunView {
+ public:
+  virtual ~RunView() = default;
+  virtual const Workload& workload() const = 0;
+  virtual const ClusterState& state() const = 0;
+  // Placement and granted per-task demand of running job j.
+  virtual const Placement& placement_of(JobIndex j) const = 0;
+  virtual const TaskDemand& granted(JobIndex j) const = 0;
+  // Running jobs with a task on node n (maintained only for models that
+  // interact(); empty otherwise).
+  virtual const std::vector<JobIndex>& jobs_on(NodeIndex n) const = 0;
+};
+
+// Share of a job's wall time per idle cause (the rest is GPU-busy).
+using CauseShares = std::array<double, static_cast<size_t>(IdleCause::kCount)>;
+
+struct Progress {
+  double rate = 1.0;
+  // Of the job's wall time at this rate: the share its GPUs idle for each
+  // cause. busy share = 1 - sum = util x rate / speed for constant util.
+  CauseShares idle{};
+};
 
 class ProgressModel {
  public:
@@ -27,6 +54,11 @@ class ProgressModel {
   // finishes on one of the nodes in p.
   virtual double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const = 0;
 
+  // Rate of running job j with what it shares (co-runners, granted demand),
+  // and the split of its idle time by cause. Default: Rate(), with all
+  // non-busy time unattributed.
+  virtual Progress Evaluate(JobIndex j, const RunView& v) const;
+
   // Busy fraction (0..1) of the job's allocated GPUs at recorded progress
   // point `done` while running at `rate` on GPUs of relative `speed`:
   // recorded busy x rate / speed, clamped to [0, 1].
@@ -37,16 +69,39 @@ class ProgressModel {
   virtual bool interacts() const { return false; }
 };
 
-// Whole-GPU model of issue 2: the GPU-busy part of the work (util x R) scales
-// with the relative speed of the GPUs the job gets (slowest GPU of its
-// placement; reference speed 1.0 is the recorded GPU), the rest is unchanged:
-//   time = R x ((1 - u) + u / speed)   =>   rate = 1 / ((1 - u) + u / speed).
-// With speed 1.0 the rate is exactly 1.
+// Whole-GPU model: the GPU-busy part of the work (util x R) scales with the
+// relative speed of the GPUs the job gets (slowest GPU of its placement;
+// reference speed 1.0 is the recorded GPU); a communication part c x R of a
+// gang (more than one GPU) scales with the bottleneck bandwidth it gets
+// relative to the one it was recorded with (Topology::Assess; recorded =
+// its recorded hosts where the trace has them, else the assumed placement
+// Topology::AssumedRecorded, against which only slow-downs count); the rest
+// is unchanged:
+//   time = R x ((1 - u - c) + u / speed + c x bw_recorded / bw_now)
+//   c = min(comm_fraction, 1 - u) for gangs, 0 for one GPU or none.
+// With speed 1.0 and the recorded bandwidth the rate is exactly 1.
 class WholeGpuProgress final : public ProgressModel {
  public:
-  std::string name() const override { return "whole-gpu"; }
+  // comm_fraction: share of a gang's recorded runtime spent communicating,
+  // 0..1 (a stated default, docs/topology.md).
+  explicit WholeGpuProgress(double comm_fraction = kDefaultCommFraction)
+      : comm_fraction_(comm_fraction) {}
+  static constexpr double kDefaultCommFraction = 0.1;
+  // "whole-gpu comm=<fraction>", recorded in every result.
+  std::string name() const override;
+  double comm_fraction() const { return comm_fraction_; }
   double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const override;
+  // Communication time is attributed to kCommunication, the rest of the
+  // non-busy time stays unattributed.
+  Progress Evaluate(JobIndex j, const RunView& v) const override;
+
+ private:
+  double comm_fraction_;
 };
+
+// Bandwidth ratio bw_recorded / bw_now of a gang at `p` (1 when either is
+// unlimited or the job uses at most one GPU).
+double CommSlowdown(const Job& job, const Placement& p, const ClusterState& cluster);
 
 // Busy fraction of `job` at recorded progress `done`: its series value there,
 // or its constant util.

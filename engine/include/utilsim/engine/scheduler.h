@@ -37,6 +37,14 @@ class PassContext {
   // wrong shape is an error that stops the run naming the policy. The
   // scheduler must already have removed j from its queue or do so now.
   virtual Status Start(JobIndex j, const Placement& p) = 0;
+  // Start with a per-task demand other than the job's request (co-resource
+  // allocation policies: more or fewer CPU cores and memory; the GPUs must be
+  // the job's). The progress model scales the job's CPU-bound input time by
+  // requested / granted CPU. Start(j, p) = StartWith(j, p, job.task).
+  virtual Status StartWith(JobIndex j, const Placement& p, const TaskDemand& granted) = 0;
+  // The per-task demand running job j holds (its request unless started
+  // with another); what a scheduler must Release when it simulates j's end.
+  virtual const TaskDemand& granted(JobIndex j) const = 0;
 
   // Running jobs, in no particular order (for reservations and backfilling).
   virtual const std::vector<JobIndex>& running() const = 0;

@@ -36,10 +36,14 @@ struct SimConfig {
   // Work a preempted job loses (checkpoint interval + restart), in recorded
   // time: on preemption its progress goes back by this much (not below 0).
   Micros restart_cost{0};
-  // Progress model; nullptr = WholeGpuProgress. Not owned.
+  // Share of a gang's recorded runtime spent communicating, for the default
+  // progress model (WholeGpuProgress): 0..1.
+  double comm_fraction = WholeGpuProgress::kDefaultCommFraction;
+  // Progress model; nullptr = WholeGpuProgress(comm_fraction). Not owned.
   const ProgressModel* progress = nullptr;
   // Called for every event processed, with a one-word description
-  // ("arrival", "reject", "start", "finish", "pass", "sample"). For golden
+  // ("arrival", "reject", "start", "finish", "kill", "preempt", "pass",
+  // "sample"). For golden
   // event logs in tests; nullptr = none.
   std::function<void(Micros time, const char* what, JobIndex job)> observer;
   std::string workload_source;  // copied into RunMeta

@@ -32,6 +32,8 @@ class PolicyRegistry {
  public:
   using QueueFactory = std::function<std::unique_ptr<QueuePolicy>()>;
   using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>()>;
+  // A placement that draws random numbers: built from the run's seed.
+  using SeededPlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(uint64_t seed)>;
   // A batch scheduler that needs a global view (backfilling, reservations):
   // built from a label and a placement policy; named like a queue policy.
   using BatchFactory = std::function<std::unique_ptr<Scheduler>(
@@ -39,6 +41,7 @@ class PolicyRegistry {
 
   void AddQueue(PolicyInfo info, QueueFactory f);
   void AddPlacement(PolicyInfo info, PlacementFactory f);
+  void AddSeededPlacement(PolicyInfo info, SeededPlacementFactory f);
   // Listed with kind "queue"; used as QUEUE in QUEUE+PLACEMENT.
   void AddBatch(PolicyInfo info, BatchFactory f);
   // A profile: a named pair of a registered queue and a placement factory.
@@ -49,9 +52,11 @@ class PolicyRegistry {
   std::vector<PolicyInfo> List() const;
   // Builds a scheduler for a policy name (forms above). Unknown names give an
   // error listing the known ones.
-  Result<std::unique_ptr<Scheduler>> Make(const std::string& name) const;
+  // `seed` reaches placements that draw random numbers (random).
+  Result<std::unique_ptr<Scheduler>> Make(const std::string& name, uint64_t seed = 1) const;
   // Builds a placement policy (or profile's placement) by name alone.
-  Result<std::unique_ptr<PlacementPolicy>> MakePlacement(const std::string& name) const;
+  Result<std::unique_ptr<PlacementPolicy>> MakePlacement(const std::string& name,
+                                                         uint64_t seed = 1) const;
 
  private:
   struct Entry {
@@ -60,6 +65,11 @@ class PolicyRegistry {
     PlacementFactory placement;
     std::string profile_queue;
     BatchFactory batch;
+    SeededPlacementFactory seeded;  // set for seeded placements (then placement is unset)
+    bool has_placement() const { return placement || seeded; }
+    std::unique_ptr<PlacementPolicy> MakePlacement(uint64_t seed) const {
+      return seeded ? seeded(seed) : placement();
+    }
   };
   std::map<std::string, Entry> entries_;
 };

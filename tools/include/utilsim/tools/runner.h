@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "utilsim/engine/metrics.h"
+#include "utilsim/engine/progress.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/inputs.h"
@@ -19,6 +20,10 @@ struct RunSettings {
   std::string window = "arrivals";  // "arrivals" or "full" (SimConfig::window)
   double warmup_s = 0;              // skipped at the start of the arrivals window
   double restart_cost_s = 0;        // work a preempted job redoes (SimConfig::restart_cost)
+  double comm_fraction = WholeGpuProgress::kDefaultCommFraction;  // SimConfig::comm_fraction
+  // Progress model: "whole-gpu", "stall-serial" or "stall-overlapped"
+  // (docs/model.md).
+  std::string model = "whole-gpu";
   uint64_t seed = 1;
   int threads = 0;  // 0 = hardware concurrency
 };
