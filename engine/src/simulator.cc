@@ -103,6 +103,7 @@ class Simulation final : public PassContext, public RunView {
   const SimConfig& cfg_;
   WholeGpuProgress default_progress_;
   const ProgressModel* progress_;
+  bool interacts_ = false;  // progress_->Interacts for this run
 
   EventQueue events_;
   Micros now_{0};
@@ -219,7 +220,7 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   r.last = now_;
   ++running_;
   Observe("start", j);
-  if (progress_->interacts()) {
+  if (interacts_) {
     for (const auto& t : p) on_node_[t.node].push_back(j);
   }
   r.speed = PlacementSpeed(job, p, cluster_);
@@ -227,7 +228,7 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   running_list_.push_back(j);
   AddRunning(j);
   SetProgress(j, progress_->Evaluate(j, *this));
-  if (progress_->interacts()) UpdateRates(p, j);
+  if (interacts_) UpdateRates(p, j);
   return Status::Ok();
 }
 
@@ -251,7 +252,7 @@ Status Simulation::Preempt(JobIndex j) {
   }
   RemoveRunning(j);
   for (const auto& t : r.placement) cluster_.Release(t, granted(j));
-  if (progress_->interacts()) {
+  if (interacts_) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
       v.erase(std::remove(v.begin(), v.end(), j), v.end());
@@ -343,7 +344,7 @@ void Simulation::DoFinish(JobIndex j) {
   }
   RemoveRunning(j);
   for (const auto& t : r.placement) cluster_.Release(t, granted(j));
-  if (progress_->interacts()) {
+  if (interacts_) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
       v.erase(std::remove(v.begin(), v.end(), j), v.end());
@@ -447,7 +448,8 @@ Result<RunResult> Simulation::Run() {
       return Status::Error("workload is not sorted by submit time (call Workload::Finalize)");
   }
   if (cfg_.sample_interval.us <= 0) return Status::Error("sample interval must be > 0");
-  if (progress_->interacts()) on_node_.assign(cluster_.num_nodes(), {});
+  interacts_ = progress_->Interacts(w_, cluster_);
+  if (interacts_) on_node_.assign(cluster_.num_nodes(), {});
   {
     std::map<std::tuple<int32_t, int32_t, int64_t, int64_t>, size_t> seen;
     for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) {

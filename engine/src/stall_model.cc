@@ -77,6 +77,15 @@ Progress StallProgress::Compose(const Job& job, const Scales& s) const {
   return out;
 }
 
+bool StallProgress::Interacts(const Workload& w, const ClusterState& c) const {
+  const TopologySpec& t = c.spec().topology;
+  for (const Job& j : w.jobs) {
+    if (j.nic_bytes_s > 0 && j.tasks > 1) return true;
+    if (j.storage_bytes_s > 0 && t.storage_bytes_s > 0) return true;
+  }
+  return false;
+}
+
 double StallProgress::Rate(const Job& job, const Placement& p, const ClusterState& cluster) const {
   Scales s;
   s.gpu = 1.0 / PlacementSpeed(job, p, cluster);

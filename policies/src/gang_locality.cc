@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "utilsim/policies/framework.h"
+#include "utilsim/policies/placement_policy.h"
 
 namespace utilsim {
 namespace {
@@ -58,15 +59,38 @@ class GangLocality final : public ScorePlugin {
 
 std::unique_ptr<ScorePlugin> MakeGangLocality() { return std::make_unique<GangLocality>(); }
 
-std::unique_ptr<PlacementPolicy> MakeTopologyAware() {
-  std::vector<std::unique_ptr<FilterPlugin>> filters;
-  filters.push_back(MakeFilterPlugin("resources-fit"));
-  filters.push_back(MakeFilterPlugin("gpu-model"));
-  std::vector<WeightedScore> scores;
-  scores.push_back({MakeGangLocality(), 1});
-  scores.push_back({MakeScorePlugin("gpu-least-leftover"), 1});
-  return std::make_unique<FrameworkPlacement>("topology-aware", "1", std::move(filters),
-                                              std::move(scores));
-}
+namespace {
+
+// Single-task jobs: the indexed best fit (locality is flat for them, and the
+// framework's best-fit profile chooses the same nodes, tested). Gangs: the
+// framework profile with gang locality.
+class TopologyAware final : public PlacementPolicy {
+ public:
+  TopologyAware() : single_(MakeBestFit()) {
+    std::vector<std::unique_ptr<FilterPlugin>> filters;
+    filters.push_back(MakeFilterPlugin("resources-fit"));
+    filters.push_back(MakeFilterPlugin("gpu-model"));
+    std::vector<WeightedScore> scores;
+    scores.push_back({MakeGangLocality(), 1});
+    scores.push_back({MakeScorePlugin("gpu-least-leftover"), 1});
+    gang_ = std::make_unique<FrameworkPlacement>("topology-aware", "1", std::move(filters),
+                                                 std::move(scores));
+  }
+  PolicyId id() const override { return {"topology-aware", "1"}; }
+  void Init(const Workload& w) override {
+    single_->Init(w);
+    gang_->Init(w);
+  }
+  std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
+    return job.tasks == 1 ? single_->Place(job, mask, c) : gang_->Place(job, mask, c);
+  }
+
+ private:
+  std::unique_ptr<PlacementPolicy> single_, gang_;
+};
+
+}  // namespace
+
+std::unique_ptr<PlacementPolicy> MakeTopologyAware() { return std::make_unique<TopologyAware>(); }
 
 }  // namespace utilsim

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/stall_model.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/result_store.h"
 #include "utilsim/workloads/synthetic.h"
@@ -28,12 +29,13 @@ double PeakRssMiB() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string policy = "best-fit", out = "/tmp/utilsim-bench.db";
+  std::string policy = "best-fit", out = "/tmp/utilsim-bench.db", model = "whole-gpu";
   int64_t jobs = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--policy")) policy = argv[i + 1];
     else if (!std::strcmp(argv[i], "--out")) out = argv[i + 1];
     else if (!std::strcmp(argv[i], "--jobs")) jobs = std::stoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
   }
   using namespace utilsim;
   SyntheticParams p = BenchParams();
@@ -48,6 +50,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   SimConfig cfg;
+  std::unique_ptr<ProgressModel> stall;
+  if (model == "stall-serial" || model == "stall-overlapped") {
+    stall = std::make_unique<StallProgress>(
+        model == "stall-serial" ? Composition::kSerial : Composition::kOverlapped,
+        WholeGpuProgress::kDefaultCommFraction);
+    cfg.progress = stall.get();
+  } else if (model != "whole-gpu") {
+    std::fprintf(stderr, "--model: expected whole-gpu, stall-serial or stall-overlapped\n");
+    return 1;
+  }
   auto r = Simulate(c, w, *sched.value(), cfg);
   if (!r.ok()) {
     std::fprintf(stderr, "%s\n", r.status().message().c_str());
@@ -62,10 +74,10 @@ int main(int argc, char** argv) {
   const double t3 = Now();
   const double events = static_cast<double>(r.value().summary.events);
   std::printf(
-      "policy=%s jobs=%zu gpus=%lld generate_s=%.3f simulate_s=%.3f write_s=%.3f total_s=%.3f "
+      "policy=%s model=%s jobs=%zu gpus=%lld generate_s=%.3f simulate_s=%.3f write_s=%.3f total_s=%.3f "
       "events=%.0f events_per_s=%.0f jobs_per_s=%.0f peak_rss_mib=%.0f allocation_pct=%.2f "
       "effective_util_pct=%.2f wait_p95_s=%.0f\n",
-      policy.c_str(), w.jobs.size(), static_cast<long long>(c.total_gpus()), t1 - t0, t2 - t1,
+      policy.c_str(), r.value().meta.progress_model.c_str(), w.jobs.size(), static_cast<long long>(c.total_gpus()), t1 - t0, t2 - t1,
       t3 - t2, t3 - t0, events, events / (t2 - t1), static_cast<double>(w.jobs.size()) / (t2 - t1),
       PeakRssMiB(), r.value().summary.allocation_pct, r.value().summary.effective_util_pct,
       r.value().summary.wait_p95_s);

@@ -22,8 +22,12 @@ run() {  # label, command...
 }
 
 : > "$TMP/rows"
-for policy in best-fit first-fit worst-fit epvm stranding-hybrid tetris gpu-packing gpu-clustering fgd random; do
+for policy in best-fit first-fit worst-fit epvm stranding-hybrid tetris gpu-packing gpu-clustering fgd random topology-aware; do
   run "core, 1M jobs, 10k GPUs, $policy" $PIN "$BUILD/tests/bench/bench_core" --policy "$policy" --out "$TMP/core.db"
+done
+# The richer progress model against the simple one, same trace and policy.
+for model in stall-serial stall-overlapped; do
+  run "core, 1M jobs, 10k GPUs, best-fit, --model $model" $PIN "$BUILD/tests/bench/bench_core" --policy best-fit --model "$model" --out "$TMP/core.db"
 done
 
 TRACES=${UTILSIM_TRACES:-$ROOT/../shared/traces}

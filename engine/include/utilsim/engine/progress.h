@@ -67,6 +67,12 @@ class ProgressModel {
 
   // True when one job's rate can depend on other jobs on the same nodes.
   virtual bool interacts() const { return false; }
+  // Whether it does for this workload and cluster (asked once per run; the
+  // engine tracks co-runners and re-rates them only then). Default:
+  // interacts().
+  virtual bool Interacts(const Workload& /*w*/, const ClusterState& /*c*/) const {
+    return interacts();
+  }
 };
 
 // Whole-GPU model: the GPU-busy part of the work (util x R) scales with the

@@ -54,6 +54,10 @@ class StallProgress final : public ProgressModel {
   double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const override;
   Progress Evaluate(JobIndex j, const RunView& v) const override;
   bool interacts() const override { return true; }
+  // Only when some job drives NIC bandwidth across nodes or storage
+  // bandwidth on a cluster whose nodes limit it: otherwise nothing is shared
+  // and no job's rate depends on another's.
+  bool Interacts(const Workload& w, const ClusterState& c) const override;
 
  private:
   struct Scales {

@@ -62,10 +62,12 @@ std::unique_ptr<ScorePlugin> MakeScorePlugin(const std::string& name);
 // floored at 0. A single-task job scores 100 everywhere (no effect). "Can
 // host" counts whole tasks by free whole GPUs, CPU and memory.
 std::unique_ptr<ScorePlugin> MakeGangLocality();
-// The built-in "topology-aware" placement: filters resources-fit, gpu-model;
-// scores gang-locality (weight 1) + gpu-least-leftover (weight 1). Locality
-// moves in steps of 25, best fit by at most max_gpus_per_node, so locality
-// decides and best fit breaks its ties (on nodes of up to 24 GPUs).
+// The built-in "topology-aware" placement: single-task jobs by best fit
+// (MakeBestFit: locality is flat for them); gangs by the framework profile
+// filters resources-fit, gpu-model; scores gang-locality (weight 1) +
+// gpu-least-leftover (weight 1). Locality moves in steps of 25, best fit by
+// at most max_gpus_per_node, so locality decides and best fit breaks its
+// ties (on nodes of up to 24 GPUs). Gangs cost a scan of every node a task.
 std::unique_ptr<PlacementPolicy> MakeTopologyAware();
 std::vector<std::string> FilterPluginNames();
 std::vector<std::string> ScorePluginNames();
