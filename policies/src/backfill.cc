@@ -20,13 +20,14 @@ Micros BackfillEstimate(const Job& j) {
 
 namespace {
 
-class EasyBackfill final : public Scheduler {
+// What both backfilling schedulers share: a queue in submit order over one
+// placement policy, and the first step of every pass.
+class SubmitOrderScheduler : public Scheduler {
  public:
-  EasyBackfill(std::string label, std::unique_ptr<PlacementPolicy> placement)
+  SubmitOrderScheduler(std::string label, std::unique_ptr<PlacementPolicy> placement)
       : label_(std::move(label)), placement_(std::move(placement)) {}
 
   std::string label() const override { return label_; }
-  PolicyId queue_policy() const override { return {"easy-backfill", "1"}; }
   PolicyId placement_policy() const override { return placement_->id(); }
   Status Init(const ClusterState&, const Workload& w) override {
     w_ = &w;
@@ -38,17 +39,38 @@ class EasyBackfill final : public Scheduler {
   Micros NextWakeup(Micros) const override { return kNever; }
   size_t queued() const override { return queue_.size(); }
 
+ protected:
+  using Queue = std::set<std::pair<Micros, JobIndex>>;
+  // Starts queued jobs in submit order while they fit; *it = the first that
+  // does not (or end()).
+  Status StartWhileTheyFit(PassContext& ctx, Queue::iterator* it) {
+    *it = queue_.begin();
+    while (*it != queue_.end()) {
+      const JobIndex j = (*it)->second;
+      auto p = placement_->Place(w_->jobs[j], ctx.mask(j), ctx.cluster());
+      if (!p) break;
+      if (Status s = ctx.Start(j, *p); !s.ok()) return s;
+      *it = queue_.erase(*it);
+    }
+    return Status::Ok();
+  }
+
+  std::string label_;
+  std::unique_ptr<PlacementPolicy> placement_;
+  const Workload* w_ = nullptr;
+  Queue queue_;
+};
+
+class EasyBackfill final : public SubmitOrderScheduler {
+ public:
+  using SubmitOrderScheduler::SubmitOrderScheduler;
+  PolicyId queue_policy() const override { return {"easy-backfill", "1"}; }
+
   Status Pass(PassContext& ctx) override {
     ClusterState& c = ctx.cluster();
     // 1. Start jobs in order while they fit.
-    auto it = queue_.begin();
-    while (it != queue_.end()) {
-      const JobIndex j = it->second;
-      auto p = placement_->Place(w_->jobs[j], ctx.mask(j), c);
-      if (!p) break;
-      if (Status s = ctx.Start(j, *p); !s.ok()) return s;
-      it = queue_.erase(it);
-    }
+    Queue::iterator it;
+    if (Status s = StartWhileTheyFit(ctx, &it); !s.ok()) return s;
     if (it == queue_.end()) return Status::Ok();
     // 2. Reserve for the head.
     const JobIndex head = it->second;
@@ -123,10 +145,6 @@ class EasyBackfill final : public Scheduler {
     return true;
   }
 
-  std::string label_;
-  std::unique_ptr<PlacementPolicy> placement_;
-  const Workload* w_ = nullptr;
-  std::set<std::pair<Micros, JobIndex>> queue_;
 };
 
 // Conservative backfilling; the contract is in backfill.h.
@@ -146,36 +164,18 @@ class EasyBackfill final : public Scheduler {
 // over time) rules out the times at which the cluster's totals cannot cover
 // the job (MayFit); this only skips tries that would fail, so it changes no
 // decision.
-class ConservativeBackfill final : public Scheduler {
+class ConservativeBackfill final : public SubmitOrderScheduler {
  public:
   ConservativeBackfill(std::string label, std::unique_ptr<PlacementPolicy> placement,
                        ConservativeBackfillOptions options)
-      : label_(std::move(label)), placement_(std::move(placement)), options_(options) {}
-
-  std::string label() const override { return label_; }
+      : SubmitOrderScheduler(std::move(label), std::move(placement)), options_(options) {}
   PolicyId queue_policy() const override { return {"conservative-backfill", "1"}; }
-  PolicyId placement_policy() const override { return placement_->id(); }
-  Status Init(const ClusterState&, const Workload& w) override {
-    w_ = &w;
-    placement_->Init(w);
-    return Status::Ok();
-  }
-  void OnArrival(JobIndex j, Micros) override { queue_.insert({w_->jobs[j].submit, j}); }
-  void OnFinish(JobIndex, Micros) override {}
-  Micros NextWakeup(Micros) const override { return kNever; }
-  size_t queued() const override { return queue_.size(); }
 
   Status Pass(PassContext& ctx) override {
     ClusterState& c = ctx.cluster();
     // 1. No reservation yet: start jobs in order while they fit.
-    auto it = queue_.begin();
-    while (it != queue_.end()) {
-      const JobIndex j = it->second;
-      auto p = placement_->Place(w_->jobs[j], ctx.mask(j), c);
-      if (!p) break;
-      if (Status s = ctx.Start(j, *p); !s.ok()) return s;
-      it = queue_.erase(it);
-    }
+    Queue::iterator it;
+    if (Status s = StartWhileTheyFit(ctx, &it); !s.ok()) return s;
     if (it == queue_.end()) return Status::Ok();
     // 2. Reservations for the rest, in order.
     const Micros now = ctx.now();
@@ -533,11 +533,7 @@ class ConservativeBackfill final : public Scheduler {
     if (c.Allocate(tp, d).ok()) log->push_back({tp, d, false});
   }
 
-  std::string label_;
-  std::unique_ptr<PlacementPolicy> placement_;
   ConservativeBackfillOptions options_;
-  const Workload* w_ = nullptr;
-  std::set<std::pair<Micros, JobIndex>> queue_;
   // Per-pass state, kept as members so their buffers are reused.
   PassContext* ctx_ = nullptr;
   std::vector<Held> running_;  // including jobs started this pass
