@@ -139,6 +139,19 @@ void AddInputOptions(CLI::App* cmd, Options& o,
       ->capture_default_str();
 }
 
+// CPU/memory allocation and GPU reservation, applied to every policy of a
+// run (docs/policies.md "Co-resource allocation").
+void AddCoResourceOptions(CLI::App* cmd, Options& o) {
+  cmd->add_option("--cpu-alloc", o.run.cpu_alloc,
+                  "CPU and memory each job gets: request (as the trace asks), proportional "
+                  "(the node's CPU and memory per GPU x the job's GPUs), measured (the CPU its "
+                  "profile shows it needs when that fits, else the proportional share)")
+      ->capture_default_str();
+  cmd->add_option("--gpu-reserve", o.run.gpu_reserve,
+                  "CORES[,GIB]: per whole-free GPU, CPU cores (and GiB of memory) on every GPU "
+                  "node that CPU-only jobs may not take, e.g. 4 or 4,16 (default: none)");
+}
+
 Status Execute(Options& o, std::vector<std::string> policies, const std::string& baseline,
                const std::string& title) {
   if (Status s = CheckWritable(o.out, "--out"); !s.ok()) return s;
@@ -297,6 +310,7 @@ int RunMain(int argc, char** argv) {
 
   CLI::App* run = app.add_subcommand("run", "Simulate one policy on a trace");
   AddInputOptions(run, o);
+  AddCoResourceOptions(run, o);
   run->add_option("--policy", o.policy,
                   "Policy: PLACEMENT, QUEUE+PLACEMENT, as-recorded or a profile "
                   "(`utilsim policies` lists them)")
@@ -305,6 +319,7 @@ int RunMain(int argc, char** argv) {
   CLI::App* cmp = app.add_subcommand(
       "compare", "Simulate several policies on the same trace in parallel and compare them");
   AddInputOptions(cmp, o);
+  AddCoResourceOptions(cmp, o);
   cmp->add_option("--policies", o.policies, "Comma-separated policies to compare")
       ->required()
       ->delimiter(',');

@@ -1,21 +1,45 @@
 #include "utilsim/tools/runner.h"
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stall_model.h"
+#include "utilsim/policies/coresource.h"
 
 namespace utilsim::tools {
 
 Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistry& reg,
                                            const std::vector<std::string>& policies,
                                            const RunSettings& settings) {
+  // Co-resource allocation (docs/policies.md): every policy's placement
+  // decorated with the GPU reservation, every scheduler with the CPU mode.
+  auto cpu_alloc = ParseCpuAlloc(settings.cpu_alloc);
+  if (!cpu_alloc.ok()) return Status::Error("--cpu-alloc: " + cpu_alloc.status().message());
+  std::string co_note;
+  if (cpu_alloc.value() != CpuAlloc::kRequest) co_note = "cpu-alloc " + settings.cpu_alloc;
+  const PolicyRegistry* made_from = &reg;
+  std::optional<PolicyRegistry> reserved;
+  if (!settings.gpu_reserve.empty()) {
+    auto g = ParseGpuReservation(settings.gpu_reserve);
+    if (!g.ok()) return Status::Error("--gpu-reserve: " + g.status().message());
+    if (Status s = ValidateGpuReservation(in.cluster, g.value()); !s.ok())
+      return Status::Error("--gpu-reserve: " + s.message());
+    auto d = DecoratePlacements(reg, [r = g.value()](std::unique_ptr<PlacementPolicy> p) {
+      return MakeGpuReservation(std::move(p), r.cpu_milli_per_gpu, r.mem_bytes_per_gpu);
+    });
+    if (!d.ok()) return Status::Error("--gpu-reserve: " + d.status().message());
+    reserved = std::move(d).value();
+    made_from = &*reserved;
+    co_note += (co_note.empty() ? "" : ", ") + std::string("gpu-reserve ") + settings.gpu_reserve +
+               " (cores[,GiB] per whole-free GPU, held from CPU-only jobs)";
+  }
   std::vector<std::unique_ptr<Scheduler>> scheds;
   for (const auto& name : policies) {
-    auto s = reg.Make(name, settings.seed);
+    auto s = made_from->Make(name, settings.seed);
     if (!s.ok()) return Status::Error("--policy: " + s.status().message());
-    scheds.push_back(std::move(s).value());
+    scheds.push_back(MakeCoResource(std::move(s).value(), {cpu_alloc.value()}));
   }
   SimConfig cfg;
   auto interval = FromSeconds(settings.sample_interval_s);
@@ -78,6 +102,7 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
       return Status::Error("policy '" + policies[i] + "': " + out[i].status().message());
     results.push_back(std::move(out[i]).value());
     for (const auto& n : in.notes) results.back().meta.notes += n + "; ";
+    if (!co_note.empty()) results.back().meta.notes += "co-resource: " + co_note + "; ";
   }
   return results;
 }

@@ -1,6 +1,7 @@
 // Philly per-job utilization windows (DRE extract): GPU windows ->
 // TelemetryData, CPU / memory-free windows -> PhillyHostWindow rows, and the
 // join into Job::util and Job::host_cpu_used_milli.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -243,6 +244,83 @@ void ApplyPhillyWindows(const TelemetryData& gpu, const std::vector<PhillyHostWi
     }
   }
   if (any) w->signal = UtilSignal::kGpuUtil;
+}
+
+std::vector<PhillyStartWindow> PhillyStartWindows(const TelemetryData& gpu,
+                                                  const std::vector<PhillyHostWindow>& cpu,
+                                                  const Workload& w, const ClusterSpec* cluster) {
+  constexpr int kOwn = 4;  // minutes 0..3
+  constexpr int64_t kMinuteUs = 60000000;
+  struct Acc {
+    std::array<double, kOwn> gsum{}, csum{};
+    std::array<int, kOwn> gn{}, cn{};
+  };
+  // (job, host) -> sums; keyed by the workload's own strings.
+  std::map<std::pair<std::string_view, std::string_view>, Acc> acc;
+  std::unordered_map<std::string_view, size_t> by_name;
+  for (size_t i = 0; i < w.jobs.size(); ++i) by_name.emplace(w.jobs[i].name, i);
+  for (const UtilTrack& t : gpu.tracks) {
+    auto it = by_name.find(t.job);
+    if (it == by_name.end()) continue;
+    const Job& job = w.jobs[it->second];
+    const int64_t start = FloorMinute(job.recorded_start.value_or(job.submit).us);
+    Acc* a = nullptr;
+    for (size_t k = 0; k < t.time.size(); ++k) {
+      const int64_t off = t.time[k].us - start;
+      if (off < 0 || off % kMinuteUs != 0 || off / kMinuteUs >= kOwn) continue;
+      if (!a) a = &acc[{std::string_view(job.name), std::string_view(t.host)}];
+      const auto m = static_cast<size_t>(off / kMinuteUs);
+      a->gsum[m] += t.busy[k];
+      ++a->gn[m];
+    }
+  }
+  for (const PhillyHostWindow& r : cpu) {
+    auto it = by_name.find(r.job);
+    if (it == by_name.end()) continue;
+    Acc& a = acc[{std::string_view(w.jobs[it->second].name), std::string_view(r.host)}];
+    for (int m = 0; m < kOwn; ++m) {
+      const float v = r.pct[static_cast<size_t>(m - kPhillyWindowFirstMinute)];
+      if (std::isnan(v)) continue;
+      a.csum[static_cast<size_t>(m)] += v / 100.0;
+      ++a.cn[static_cast<size_t>(m)];
+    }
+  }
+  std::unordered_map<std::string_view, int32_t> node_gpus;
+  if (cluster) {
+    for (const NodeGroup& g : cluster->groups)
+      if (g.count == 1) node_gpus.emplace(g.name, g.gpus);
+  }
+  std::vector<PhillyStartWindow> out;
+  for (const Job& job : w.jobs) {
+    std::vector<std::string_view> hosts;  // distinct, in recorded order
+    for (const std::string& h : job.recorded_hosts) {
+      if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+    }
+    // Hosts only the windows name (not in the job record) come last, sorted.
+    for (auto it = acc.lower_bound({std::string_view(job.name), std::string_view()});
+         it != acc.end() && it->first.first == job.name; ++it) {
+      if (std::find(hosts.begin(), hosts.end(), it->first.second) == hosts.end()) {
+        hosts.push_back(it->first.second);
+      }
+    }
+    for (std::string_view h : hosts) {
+      auto it = acc.find({std::string_view(job.name), h});
+      if (it == acc.end()) continue;
+      const Acc& a = it->second;
+      PhillyStartWindow r;
+      r.job = job.name;
+      r.host = std::string(h);
+      r.gpus_used = static_cast<int32_t>(
+          std::count(job.recorded_hosts.begin(), job.recorded_hosts.end(), h) * job.task.gpus);
+      if (auto g = node_gpus.find(h); g != node_gpus.end()) r.host_gpus = g->second;
+      for (size_t m = 0; m < kOwn; ++m) {
+        r.gpu_busy[m] = a.gn[m] ? static_cast<float>(a.gsum[m] / a.gn[m]) : kNaN;
+        r.cpu_busy[m] = a.cn[m] ? static_cast<float>(a.csum[m] / a.cn[m]) : kNaN;
+      }
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
 }
 
 bool LooksLikePhillyWindow(const std::vector<std::string>& header) {

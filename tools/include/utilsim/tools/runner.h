@@ -26,6 +26,12 @@ struct RunSettings {
   std::string model = "whole-gpu";
   uint64_t seed = 1;
   int threads = 0;  // 0 = hardware concurrency
+  // Co-resource allocation applied to every policy (docs/policies.md):
+  // "request", "proportional" or "measured" (MakeCoResource), and a
+  // per-GPU reservation "CORES[,GIB]" for GPU work (MakeGpuReservation;
+  // "" = none).
+  std::string cpu_alloc = "request";
+  std::string gpu_reserve;
 };
 
 // Runs every policy name (registry forms) on `in`; results in the order of

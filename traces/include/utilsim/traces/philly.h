@@ -113,6 +113,27 @@ Result<std::vector<PhillyHostWindow>> ReadPhillyHostWindows(const std::string& p
 void ApplyPhillyWindows(const TelemetryData& gpu, const std::vector<PhillyHostWindow>& cpu,
                         const ClusterSpec* cluster, Workload* w, Warnings* warnings);
 
+// The job's own minutes 0..3 on one of its hosts, for calibration
+// (docs/model.md "Calibration"): GPU utilization averaged over the job's
+// GPUs on the host that have a sample at that minute, and the machine's CPU
+// utilization (repeated rows averaged), both as fractions 0..1; NaN where
+// missing.
+struct PhillyStartWindow {
+  std::string job, host;
+  int32_t gpus_used = 0;  // the job's GPUs on the host (from its detail entries)
+  int32_t host_gpus = 0;  // GPUs of the machine in `cluster`, 0 when not listed
+  std::array<float, 4> gpu_busy{}, cpu_busy{};
+};
+// One row per (job, host) of `w` with a GPU or CPU window row, in workload
+// job order, hosts in recorded order. GPU tracks are matched by job and host
+// and placed at minute (time - job start rounded down to the minute) / 60 s;
+// `cpu` rows by job and host. `cluster` (optional) gives host_gpus for
+// machines listed as groups of count 1.
+std::vector<PhillyStartWindow> PhillyStartWindows(const TelemetryData& gpu,
+                                                  const std::vector<PhillyHostWindow>& cpu,
+                                                  const Workload& w,
+                                                  const ClusterSpec* cluster = nullptr);
+
 // Paths of the pieces; empty = not read. `jobs` is required by ReadPhilly.
 struct PhillyPaths {
   std::string machines, jobs, gpu_window, cpu_window, mem_free_window;
