@@ -25,12 +25,13 @@ class Epvm final : public PlacementPolicy {
  public:
   static constexpr int kSteps = 10000;  // utilization resolution
   static constexpr size_t kMaxShapes = 64;
+  static constexpr int kSeedFirst = 8;  // nodes of a top bucket considered before floors
 
   PolicyId id() const override { return {"epvm", "1"}; }
 
   std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
     EnsureTable(c.num_nodes());
-    shapes_ = packing_internal::DistinctShapes(c, kMaxShapes);
+    packing_internal::DistinctShapes(c, kMaxShapes, &shapes_);
     return PlaceTasks(job, mask, c,
                       [this](const TaskDemand& d, ModelMask m, const ClusterState& s) {
                         return Choose(d, m, s);
@@ -145,8 +146,16 @@ class Epvm final : public PlacementPolicy {
     for (int m = 0; m < c.num_models(); ++m)
       for (int k = c.max_gpus_per_node(); k > top; --k)
         if (!c.Bucket(m, k).empty()) top = k;
-    terms_.clear();
-    for (const auto& s : shapes_) terms_.push_back(MakeTerms(d, s));
+    if (top < d.gpus && whole_floor) return -1;  // no node has the whole-free GPUs
+    // The terms depend on the demand, the shapes and the base only: kept
+    // while those repeat (the tasks of a gang, a job retried).
+    if (!(terms_demand_ == d && terms_shapes_ == shapes_ && terms_base_ == log_base_)) {
+      terms_.clear();
+      for (const auto& s : shapes_) terms_.push_back(MakeTerms(d, s));
+      terms_demand_ = d;
+      terms_shapes_ = shapes_;
+      terms_base_ = log_base_;
+    }
     const Terms* memo = nullptr;
     int64_t best = -1, best_cost = INT64_MAX;
     auto consider = [&](NodeIndex node) -> bool {  // false: shape list unusable
@@ -165,15 +174,52 @@ class Epvm final : public PlacementPolicy {
       }
       return true;
     };
-    // Seed: the first node with the most whole-free GPUs, which usually has
-    // the least GPU term, so the floors start tight.
+    // Seed: the nodes with the most whole-free GPUs, which usually have the
+    // least GPU term (the winner is nearly always among them), so the floors
+    // start tight. Every candidate of those buckets is considered unless it
+    // fails the floors for a cost <= the best so far (ties included), which
+    // it cannot then reach; the buckets' first nodes set the first floors,
+    // the rest are gathered against them (CollectFits) and checked against
+    // the floors of the best as it improves. (Any seed leaves the sweep's
+    // result unchanged: it is the least (cost, index) over the candidates.)
     TaskDemand probe = d;
-    if (whole_floor) {
-      probe.gpus = std::max(d.gpus, top);
-      const int64_t seed = c.FindFirst(0, probe, mask);
-      if (seed >= 0 && !consider(static_cast<NodeIndex>(seed)))
-        return ScanChoose(d, mask, c, no_partial);
-      probe.gpus = d.gpus;
+    if (whole_floor && top >= d.gpus) {
+      bool usable = true;
+      TaskDemand floors = d;  // for a cost <= best_cost
+      int64_t floors_cost = -1;
+      auto refresh = [&]() {  // false: no node can reach best_cost any more
+        if (best_cost == floors_cost) return true;
+        floors_cost = best_cost;
+        floors = d;
+        return Floors(best_cost, d, top, whole_floor, &floors);
+      };
+      bool reachable = true;
+      const NodeIndex end = static_cast<NodeIndex>(c.num_nodes());
+      packing_internal::ForEachCandidateBucket(
+          c, d, mask, /*descending=*/true, [&](int, int k, const NodeSet& nodes) {
+            if (k != top) return true;
+            NodeIndex n = nodes.Next(0);
+            for (int i = 0; n < end && (best < 0 || i < kSeedFirst); ++i, n = nodes.Next(n + 1))
+              if (packing_internal::CandidateFits(c, d, mask, k, n) && !(usable = consider(n)))
+                return false;
+            if (n >= end || best < 0) return true;
+            if (!(reachable = refresh())) return false;
+            if (fits_.size() < end) fits_.resize(end);
+            const size_t len =
+                packing_internal::CollectFits(c, floors, mask, k, nodes, n, end, fits_.data());
+            for (size_t i = 0; i < len; ++i) {
+              const NodeIndex x = fits_[i];
+              if (c.free_cpu(x) < floors.cpu_milli || c.free_mem(x) < floors.mem_bytes) continue;
+              if (!(usable = consider(x))) return false;
+              if (!(reachable = refresh())) return false;
+            }
+            return true;
+          });
+      if (!usable) return ScanChoose(d, mask, c, no_partial);
+      // Every candidate with the most whole-free GPUs that could reach the
+      // best was considered. When no node can reach it, or the floors ask
+      // for that many whole-free GPUs, no other node can win.
+      if (best >= 0 && (!reachable || !refresh() || floors.gpus >= top)) return best;
     }
     // Sweep left to right. A node left of the best may tie it (it would win
     // on index); right of it, only a strictly lower cost counts.
@@ -222,6 +268,10 @@ class Epvm final : public PlacementPolicy {
   std::vector<double> table_;
   std::vector<packing_internal::NodeShape> shapes_;
   std::vector<Terms> terms_;
+  TaskDemand terms_demand_;  // what terms_ was made for
+  std::vector<packing_internal::NodeShape> terms_shapes_;
+  double terms_base_ = 0;
+  std::vector<NodeIndex> fits_;  // CollectFits' room
 };
 
 }  // namespace

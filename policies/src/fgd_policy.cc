@@ -1,5 +1,6 @@
 // The FGD placement policy (fgd.h): steepest descent of the fragmentation
 // measure, task by task, with the GPU choice for fractional tasks.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -59,9 +60,15 @@ class Fgd final : public PlacementPolicy {
   // The meter resolves model names, so it is rebuilt for a cluster with other
   // GPU models (never within a run).
   void EnsureMeter(const ClusterState& c) {
+    const std::vector<GpuModelSpec>& now = c.spec().models;
+    if (meter_ && now.size() == models_.size() &&
+        std::equal(now.begin(), now.end(), models_.begin(),
+                   [](const GpuModelSpec& a, const std::pair<std::string, int64_t>& b) {
+                     return a.memory_bytes == b.second && a.name == b.first;
+                   }))
+      return;
     std::vector<std::pair<std::string, int64_t>> models;
-    for (const GpuModelSpec& m : c.spec().models) models.emplace_back(m.name, m.memory_bytes);
-    if (meter_ && models == models_) return;
+    for (const GpuModelSpec& m : now) models.emplace_back(m.name, m.memory_bytes);
     models_ = std::move(models);
     meter_.emplace(dist_, c);
     cache_.clear();
@@ -71,8 +78,36 @@ class Fgd final : public PlacementPolicy {
   // Nodes without partly used GPUs whose (model, whole-free GPUs, free CPU,
   // free memory) repeat an earlier candidate's have the same F before and
   // after: only the first (the lowest index, candidates of one bucket come
-  // in index order) is scored. A small open-addressing set, reset per task.
+  // in index order) is scored. The states of a task: a short list, then
+  // (past kFew) a small open-addressing set, reset per task (StartStates).
+  static constexpr int kFew = 16;
+  void StartStates(size_t nodes) {
+    few_ = 0;
+    state_nodes_ = nodes;
+  }
   bool SeenState(int32_t model, int32_t whole, int64_t cpu, int64_t mem) {
+    const SeenKey key{0, model, whole, cpu, mem};
+    if (few_ < kFew) {
+      for (int i = 0; i < few_; ++i) {
+        const SeenKey& e = few_keys_[i];
+        if (e.model == model && e.whole == whole && e.cpu == cpu && e.mem == mem) return true;
+      }
+      few_keys_[few_++] = key;
+      return false;
+    }
+    if (few_ == kFew) {  // the list is full: on to the set, with the list in it
+      ++few_;
+      round_base_ = ++rounds_;
+      if (seen_.size() < 2 * state_nodes_ + 16) {  // room for every node
+        size_t cap = 64;
+        while (cap < 2 * state_nodes_ + 16) cap *= 2;
+        seen_.assign(cap, SeenKey{});
+      }
+      for (const SeenKey& e : few_keys_) InSet(e.model, e.whole, e.cpu, e.mem);
+    }
+    return InSet(model, whole, cpu, mem);
+  }
+  bool InSet(int32_t model, int32_t whole, int64_t cpu, int64_t mem) {
     uint64_t h = static_cast<uint64_t>(cpu) * 0x9E3779B97F4A7C15ULL ^
                  static_cast<uint64_t>(mem) * 0xC2B2AE3D27D4EB4FULL ^
                  (static_cast<uint64_t>(model) << 8 | static_cast<uint64_t>(whole));
@@ -87,40 +122,53 @@ class Fgd final : public PlacementPolicy {
     }
   }
 
+  // Every GPU whole-free or fully used, and a whole-GPU or CPU-only task: F
+  // is a function of (model, w, CPU, memory), w = the bucket's whole-free
+  // count. The candidates of ForEachCandidate, walked in its order without
+  // collecting them; the least change wins, ties to the lowest index.
+  Choice ChooseWhole(const TaskDemand& d, ModelMask mask, const ClusterState& c) {
+    StartStates(c.num_nodes());
+    Choice best;
+    int64_t best_delta = INT64_MAX;
+    ForEachCandidate(
+        c, d, mask, /*dedup_pristine=*/true, /*descending=*/false, [](int, int) { return true; },
+        [&](NodeIndex n) {
+          const NodeInfo& info = c.node(n);
+          const int32_t w = c.free_whole_gpus(n);
+          const int64_t fc = c.free_cpu(n), fm = c.free_mem(n);
+          const WholeEntry& e = BeforeWhole(c, n, info, w, fc, fm);
+          // F = 1000 w R, R the weight of the classes that do not fit; R can
+          // only grow when k GPUs, CPU and memory are taken, so the change
+          // is >= 1000 (w - k) R - 1000 w R = -k F(before) / w. A node whose
+          // bound exceeds the best change cannot win (nor tie).
+          if (d.gpus > 0 && -e.per_gpu * d.gpus > best_delta) return true;
+          // A node whose state repeats an earlier candidate's (the same
+          // bucket, so a lower index) scores the same and loses the tie.
+          if (SeenState(info.model, w, fc, fm)) return true;
+          const int64_t delta =
+              meter_->ScaledWholeGpus(info, w - d.gpus, fc - d.cpu_milli, fm - d.mem_bytes) -
+              e.f;
+          if (delta < best_delta || (delta == best_delta && n < best.node)) {
+            best = {n, 0};
+            best_delta = delta;
+          }
+          return true;
+        });
+    // The lowest-indexed whole-free GPUs.
+    if (best.node >= 0) best.gpus = c.PickGpus(static_cast<NodeIndex>(best.node), d);
+    return best;
+  }
+
   Choice Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) {
-    CollectCandidates(c, d, mask, /*dedup_pristine=*/true, &cand_);
     const bool no_partial =
         c.allocated_gpu_milli() == 1000 * (c.total_gpus() - c.whole_free_gpus_total());
-    const bool dedup = no_partial && !d.fractional();
-    round_base_ = ++rounds_;
-    if (dedup && seen_.size() < 2 * cand_.size() + 16) {  // room for every candidate
-      size_t cap = 64;
-      while (cap < 2 * cand_.size() + 16) cap *= 2;
-      seen_.assign(cap, SeenKey{});
-    }
+    if (no_partial && !d.fractional()) return ChooseWhole(d, mask, c);
+    CollectCandidates(c, d, mask, /*dedup_pristine=*/true, &cand_);
     Choice best;
     int64_t best_delta = INT64_MAX;
     int32_t free[64];
     for (NodeIndex n : cand_) {
       const NodeInfo& info = c.node(n);
-      if (dedup) {  // every GPU whole-free or full: F is a function of w, CPU, memory
-        const int32_t w = c.free_whole_gpus(n);
-        const int64_t fc = c.free_cpu(n), fm = c.free_mem(n);
-        if (SeenState(info.model, w, fc, fm)) continue;
-        const int64_t before = BeforeWhole(c, n, info, w, fc, fm);
-        // F = 1000 w R, R the weight of the classes that do not fit; R can
-        // only grow when k GPUs, CPU and memory are taken, so the change is
-        // >= 1000 (w - k) R - 1000 w R = -k F(before) / w. A node whose bound
-        // exceeds the best change cannot win (nor tie).
-        if (d.gpus > 0 && -(before / w) * d.gpus > best_delta) continue;
-        const int64_t delta =
-            meter_->ScaledWholeGpus(info, w - d.gpus, fc - d.cpu_milli, fm - d.mem_bytes) - before;
-        if (delta < best_delta || (delta == best_delta && n < best.node)) {
-          best = {n, 0};
-          best_delta = delta;
-        }
-        continue;
-      }
       const int g = info.gpus;
       for (int i = 0; i < g; ++i) free[i] = c.gpu_free_milli(n, i);
       const std::span<const int32_t> view(free, static_cast<size_t>(g));
@@ -187,18 +235,20 @@ class Fgd final : public PlacementPolicy {
 
   // F(before) x weight of a node whose GPUs are each whole-free or full,
   // cached per node by (model, whole-free GPUs, free CPU, free memory).
-  int64_t BeforeWhole(const ClusterState& c, NodeIndex n, const NodeInfo& info, int32_t w,
-                      int64_t cpu, int64_t mem) {
-    if (whole_cache_.size() != c.num_nodes()) whole_cache_.assign(c.num_nodes(), WholeEntry{});
-    WholeEntry& e = whole_cache_[n];
-    if (e.model == info.model && e.whole == w && e.cpu == cpu && e.mem == mem) return e.f;
-    e = {info.model, w, cpu, mem, meter_->ScaledWholeGpus(info, w, cpu, mem)};
-    return e.f;
-  }
   struct WholeEntry {
     int32_t model = -2, whole = 0;  // model -2: empty
-    int64_t cpu = 0, mem = 0, f = 0;
+    int64_t cpu = 0, mem = 0, f = 0, per_gpu = 0;
   };
+  // (per_gpu = f / whole, exact: f is a multiple of 1000 x whole.)
+  const WholeEntry& BeforeWhole(const ClusterState& c, NodeIndex n, const NodeInfo& info,
+                                int32_t w, int64_t cpu, int64_t mem) {
+    if (whole_cache_.size() != c.num_nodes()) whole_cache_.assign(c.num_nodes(), WholeEntry{});
+    WholeEntry& e = whole_cache_[n];
+    if (e.model == info.model && e.whole == w && e.cpu == cpu && e.mem == mem) return e;
+    const int64_t f = meter_->ScaledWholeGpus(info, w, cpu, mem);
+    e = {info.model, w, cpu, mem, f, w > 0 ? f / w : 0};
+    return e;
+  }
   std::vector<WholeEntry> whole_cache_;
 
   struct SeenKey {
@@ -208,6 +258,9 @@ class Fgd final : public PlacementPolicy {
   };
   std::vector<SeenKey> seen_;
   uint64_t rounds_ = 0, round_base_ = 0;
+  SeenKey few_keys_[kFew];
+  int few_ = 0;
+  size_t state_nodes_ = 0;
 
   struct CacheEntry {
     int32_t model = -2;  // -2: empty

@@ -27,7 +27,7 @@ class Tetris final : public PlacementPolicy {
   PolicyId id() const override { return {"tetris", "1"}; }
 
   std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
-    shapes_ = packing_internal::DistinctShapes(c, kMaxShapes);
+    packing_internal::DistinctShapes(c, kMaxShapes, &shapes_);
     return PlaceTasks(job, mask, c,
                       [this](const TaskDemand& d, ModelMask m, const ClusterState& s) {
                         return Choose(d, m, s);
@@ -78,6 +78,58 @@ class Tetris final : public PlacementPolicy {
     return static_cast<int64_t>(ub * 1e12) + 2;
   }
 
+  // Exact most a node of bucket k could score (every GPU whole-free or fully
+  // used): the shapes' scores at k whole-free GPUs and all CPU and memory
+  // free. Alignment is nondecreasing in each free amount (every operation
+  // is monotone), so no node of the bucket scores more. INT64_MAX: unknown.
+  int64_t ExactBucketMax(int k) const {
+    if (shapes_.empty()) return INT64_MAX;
+    int64_t ub = INT64_MIN;
+    for (const Shares& a : shares_) {
+      if (a.shape.gpus < k) continue;  // a node of bucket k has >= k GPUs
+      ub = std::max(ub, ScoreAt(a, a.shape.cpu, a.shape.mem, GpuTerm(a, int64_t{1000} * k)));
+    }
+    return ub == INT64_MIN ? INT64_MAX : ub;
+  }
+  // The GPU term of Alignment for `free` milli-GPU (0 without one).
+  static double GpuTerm(const Shares& a, int64_t free) {
+    return a.gpu > 0 ? a.gpu * (static_cast<double>(free) / (1000.0 * a.shape.gpus)) : 0.0;
+  }
+  // Alignment's arithmetic, operation for operation (equal to Alignment).
+  static int64_t ScoreAt(const Shares& a, int64_t free_cpu, int64_t free_mem, double gpu_term) {
+    double x = a.cpu * (static_cast<double>(free_cpu) / static_cast<double>(a.shape.cpu)) +
+               a.mem * (static_cast<double>(free_mem) / static_cast<double>(a.shape.mem));
+    if (a.gpu > 0) x += gpu_term;
+    return static_cast<int64_t>(x * 1e12 + 0.5);
+  }
+
+  // The task's shares for n's shape, memoized on the last shape seen.
+  const Shares& SharesOf(const TaskDemand& d, const NodeInfo& info) {
+    const NodeShape shape{info.gpus, info.cpu_milli, info.mem_bytes};
+    if (memo_ && memo_->shape == shape) return *memo_;
+    memo_ = nullptr;
+    for (const Shares& a : shares_)
+      if (a.shape == shape) memo_ = &a;
+    if (!memo_) {  // more shapes than listed: keep one for this node
+      spare_ = SharesFor(d, shape);
+      memo_ = &spare_;
+    }
+    // Multipliers of the prefilter (see Choose).
+    memo_cpu_ = memo_->cpu / static_cast<double>(shape.cpu);
+    memo_mem_ = memo_->mem / static_cast<double>(shape.mem);
+    return *memo_;
+  }
+
+  // Every candidate of ForEachCandidate (buckets from the most whole-free
+  // GPUs down), best score wins, ties to the lowest index; the same argmax as
+  // scoring each candidate with Alignment. Cheaper:
+  //  * a bucket is skipped when even full CPU and memory could not lift its
+  //    GPU term to the best (BucketBound), and left as soon as the best
+  //    reaches the exact most any of its nodes scores (ExactBucketMax; nodes
+  //    come in index order, so a tie there loses too);
+  //  * without partly used GPUs a node's score is computed exactly only when
+  //    a prefilter with precomputed multipliers, within 1e-14 of the exact
+  //    value, is not two units (2e-12) below the best.
   int64_t Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) {
     // No GPU partly used anywhere: a node's free GPU share is its whole-free
     // count (exact GPU terms per bucket, no per-GPU sums).
@@ -85,33 +137,78 @@ class Tetris final : public PlacementPolicy {
         c.allocated_gpu_milli() == 1000 * (c.total_gpus() - c.whole_free_gpus_total());
     shares_.clear();
     for (const NodeShape& s : shapes_) shares_.push_back(SharesFor(d, s));
-    const Shares* memo = nullptr;
+    memo_ = nullptr;
     int64_t best = -1, best_score = INT64_MIN;
-    ForEachCandidate(
-        c, d, mask, /*dedup_pristine=*/true, /*descending=*/true,
-        [&](int, int k) { return shares_.empty() || BucketBound(k, no_partial) >= best_score; },
-        [&](NodeIndex n) {
-          const NodeInfo& info = c.node(n);
-          const NodeShape shape{info.gpus, info.cpu_milli, info.mem_bytes};
-          if (!memo || memo->shape != shape) {
-            memo = nullptr;
-            for (const Shares& a : shares_)
-              if (a.shape == shape) memo = &a;
-            if (!memo) {  // more shapes than listed: keep one for this node
-              spare_ = SharesFor(d, shape);
-              memo = &spare_;
-            }
+    double threshold = -HUGE_VAL;  // prefilter: below it, a node cannot reach the best
+    auto take = [&](NodeIndex n, int64_t score) {
+      if (score > best_score || (score == best_score && n < best)) {
+        best = n;
+        best_score = score;
+        threshold = (static_cast<double>(best_score) - 2.0) * 1e-12;
+      }
+    };
+    packing_internal::ForEachCandidateBucket(
+        c, d, mask, /*descending=*/true, [&](int, int k, const NodeSet& nodes) {
+          if (!shares_.empty() && BucketBound(k, no_partial) < best_score) return true;
+          const int64_t top = no_partial ? ExactBucketMax(k) : INT64_MAX;
+          // Nodes from this index on cannot win (ascending in the bucket).
+          auto stop_at = [&]() -> NodeIndex {
+            if (best_score > top) return 0;
+            return best_score == top ? static_cast<NodeIndex>(best) + 1 : NodeSet::kEnd;
+          };
+          if (no_partial && shares_.size() == 1) {  // one node shape: no per-node lookups
+            const Shares& a = shares_[0];
+            const double rc = a.cpu / static_cast<double>(a.shape.cpu);
+            const double rm = a.mem / static_cast<double>(a.shape.mem);
+            const double gpu = GpuTerm(a, int64_t{1000} * k);
+            const double g = a.gpu > 0 ? gpu : 0.0;
+            NodeIndex stop = stop_at();
+            auto score = [&](NodeIndex n) {  // n passes CandidateFits
+              const int64_t fc = c.free_cpu(n), fm = c.free_mem(n);
+              const double approx =
+                  static_cast<double>(fc) * rc + static_cast<double>(fm) * rm + g;
+              if (approx < threshold) return;
+              take(n, ScoreAt(a, fc, fm, gpu));
+              stop = stop_at();
+            };
+            // A few nodes one by one (the best often reaches the bucket's
+            // most on its first node), then the rest collected.
+            NodeIndex n = nodes.Next(0);
+            for (int i = 0; i < 4 && n < stop; ++i, n = nodes.Next(n + 1))
+              if (packing_internal::CandidateFits(c, d, mask, k, n)) score(n);
+            if (n >= stop) return true;
+            const NodeIndex end = static_cast<NodeIndex>(c.num_nodes());
+            if (fits_.size() < end) fits_.resize(end);
+            const size_t len =
+                packing_internal::CollectFits(c, d, mask, k, nodes, n, end, fits_.data());
+            for (size_t i = 0; i < len && fits_[i] < stop; ++i) score(fits_[i]);
+            return true;
           }
-          const int64_t score = Alignment(c, n, *memo, no_partial);
-          if (score > best_score || (score == best_score && n < best)) {
-            best = n;
-            best_score = score;
+          for (NodeIndex n : nodes) {
+            if (best_score > top || (best_score == top && best < static_cast<int64_t>(n))) break;
+            if (!packing_internal::CandidateFits(c, d, mask, k, n)) continue;
+            const NodeInfo& info = c.node(n);
+            const Shares& a = SharesOf(d, info);
+            if (!no_partial) {
+              take(n, Alignment(c, n, a, false));
+              continue;
+            }
+            // Here free GPU share = 1000 x k (node in bucket k).
+            const int64_t fc = c.free_cpu(n), fm = c.free_mem(n);
+            const double gpu = GpuTerm(a, int64_t{1000} * k);
+            const double approx = static_cast<double>(fc) * memo_cpu_ +
+                                  static_cast<double>(fm) * memo_mem_ + (a.gpu > 0 ? gpu : 0.0);
+            if (approx < threshold) continue;
+            take(n, ScoreAt(a, fc, fm, gpu));
           }
           return true;
         });
     return best;
   }
 
+  std::vector<NodeIndex> fits_;  // CollectFits' room
+  const Shares* memo_ = nullptr;
+  double memo_cpu_ = 0, memo_mem_ = 0;
   std::vector<NodeShape> shapes_;
   std::vector<Shares> shares_;
   Shares spare_;

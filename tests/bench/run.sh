@@ -29,6 +29,10 @@ done
 for model in stall-serial stall-overlapped; do
   run "core, 1M jobs, 10k GPUs, best-fit, --model $model" $PIN "$BUILD/tests/bench/bench_core" --policy best-fit --model "$model" --out "$TMP/core.db"
 done
+# The same with every job sharing its node's storage (co-runners re-rated).
+for model in whole-gpu stall-overlapped; do
+  run "core, 1M jobs, 10k GPUs, best-fit, shared storage, --model $model" $PIN "$BUILD/tests/bench/bench_core" --policy best-fit --model "$model" --shared-storage 1 --out "$TMP/core.db"
+done
 
 TRACES=${UTILSIM_TRACES:-$ROOT/../shared/traces}
 if [ -d "$TRACES" ]; then

@@ -118,6 +118,8 @@ struct NodeShape {
 // The distinct shapes of c's node groups (in group order), or an empty vector
 // when there are more than `limit`. O(groups x shapes).
 std::vector<NodeShape> DistinctShapes(const ClusterState& c, size_t limit);
+// The same into *out (its storage reused).
+void DistinctShapes(const ClusterState& c, size_t limit, std::vector<NodeShape>* out);
 
 // Shapes of the pristine nodes visited so far. A pristine node's free CPU and
 // memory are its capacity, and its bucket gives its model and GPU count.
@@ -130,6 +132,7 @@ class PristineSeen {
     if (size_ < 32) s_[size_++] = {model, k, cpu, mem};
     return false;
   }
+  bool full() const { return size_ == 32; }
 
  private:
   struct Shape {
@@ -140,17 +143,17 @@ class PristineSeen {
   int size_ = 0;
 };
 
-}  // namespace packing_internal
-
-template <typename EnterBucket, typename Visit>
-void ForEachCandidate(const ClusterState& c, const TaskDemand& d, ModelMask mask,
-                      bool dedup_pristine, bool descending, EnterBucket&& enter_bucket,
-                      Visit&& visit) {
+// The buckets ForEachCandidate walks, in its order, each non-empty one
+// passed to bucket(m, k, nodes), which may return false to stop the walk.
+// The policies that score nodes in their own loops walk buckets with this and
+// test nodes with CandidateFits, so their candidates are ForEachCandidate's.
+template <typename Bucket>
+void ForEachCandidateBucket(const ClusterState& c, const TaskDemand& d, ModelMask mask,
+                            bool descending, Bucket&& bucket) {
   const bool whole = d.gpus > 0 && !d.fractional();
   // Fractional and CPU-only tasks visit every bucket; the segment tree tells
   // cheaply when nothing fits at all.
   if (!whole && c.FindFirst(0, d, mask) < 0) return;
-  packing_internal::PristineSeen seen;
   const int first_model = d.gpus == 0 && mask == kAnyModel ? -1 : 0;
   const int lo = whole ? d.gpus : 0;
   for (int m = first_model; m < c.num_models(); ++m) {
@@ -162,16 +165,128 @@ void ForEachCandidate(const ClusterState& c, const TaskDemand& d, ModelMask mask
     const int hi = m < 0 ? 0 : c.max_gpus_per_node();  // CPU-only nodes: bucket 0
     for (int i = 0; i <= hi - lo; ++i) {
       const int k = descending ? hi - i : lo + i;
-      if (c.Bucket(m, k).empty() || !enter_bucket(m, k)) continue;
-      for (NodeIndex n : c.Bucket(m, k)) {
-        const int64_t cpu = c.free_cpu(n), mem = c.free_mem(n);
-        if (cpu < d.cpu_milli || mem < d.mem_bytes) continue;
-        if (k == 0 && d.gpus > 0 && !c.CanHost(n, d, mask)) continue;  // a share that fits
-        if (dedup_pristine && c.tasks_on(n) == 0 && seen.SeenOrAdd(m, k, cpu, mem)) continue;
-        if (!visit(n)) return;
-      }
+      const NodeSet& nodes = c.Bucket(m, k);
+      if (nodes.empty()) continue;
+      if (!bucket(m, k, nodes)) return;
     }
   }
+}
+
+// ForEachCandidate's test of node n of bucket k: n can host d (the model and
+// GPU memory were checked per bucket; a node of bucket 0 can host a GPU task
+// only through a share).
+inline bool CandidateFits(const ClusterState& c, const TaskDemand& d, ModelMask mask, int k,
+                          NodeIndex n) {
+  if (c.free_cpu(n) < d.cpu_milli || c.free_mem(n) < d.mem_bytes) return false;
+  return !(k == 0 && d.gpus > 0) || c.CanHost(n, d, mask);
+}
+
+// The members n of bucket k (`nodes`) with from <= n < to that pass
+// CandidateFits, ascending, into out[0..]; returns their number. out needs
+// room for to - from entries. Each NodeSet::Next waits on the previous
+// one's result, so on long ranges a dense bucket (at least half of the
+// indices from its first member on) is read index by index, and a sparse
+// one by four chains interleaved over quarters of the range; the
+// CPU/memory test is branch-free (the state makes it unpredictable).
+// dense_ok = false: never index by index (for a window of a sparse bucket,
+// whose members in the window are unknown).
+size_t CollectFits(const ClusterState& c, const TaskDemand& d, ModelMask mask, int k,
+                   const NodeSet& nodes, NodeIndex from, NodeIndex to, NodeIndex* out,
+                   bool dense_ok = true);
+
+}  // namespace packing_internal
+
+namespace packing_internal {
+
+// visit(n) for each candidate n of bucket (m, k) (`nodes`) in ascending
+// order: CandidateFits, and with `seen` (dedup_pristine) not a node without
+// tasks whose (m, k, free CPU, free memory) is already in *seen
+// (PristineSeen::SeenOrAdd, in this order). visit may return false to stop
+// (then false is returned). A bucket holding at least half of the indices
+// from its first member on is read index by index, every test without a
+// branch on its outcome (NodeSet::Next waits on the previous member; these
+// tests do not wait on each other), in windows; in it a node without tasks
+// in the state of one already in *seen is dropped in the same pass.
+template <typename Visit>
+bool ForEachBucketCandidate(const ClusterState& c, const TaskDemand& d, ModelMask mask, int m,
+                            int k, const NodeSet& nodes, PristineSeen* seen, Visit&& visit) {
+  const NodeIndex end = static_cast<NodeIndex>(c.num_nodes());
+  NodeIndex n = nodes.Next(0);
+  if (n >= end) return true;
+  auto dedup = [&](NodeIndex v) {  // true: drop v as a pristine duplicate
+    return seen && c.tasks_on(v) == 0 && seen->SeenOrAdd(m, k, c.free_cpu(v), c.free_mem(v));
+  };
+  if (k == 0 && d.gpus > 0) {  // shares: one by one
+    for (; n < end; n = nodes.Next(n + 1))
+      if (CandidateFits(c, d, mask, k, n) && !dedup(n) && !visit(n)) return false;
+    return true;
+  }
+  const int64_t cpu = d.cpu_milli, mem = d.mem_bytes;
+  constexpr NodeIndex kWindow = 512;
+  NodeIndex run[kWindow];
+  if (nodes.size() < 64) {  // few members: the fitting ones first (no branch on the test)
+    size_t len = 0;
+    for (; n < end; n = nodes.Next(n + 1)) {
+      run[len] = n;
+      len += static_cast<size_t>((c.free_cpu(n) >= cpu) & (c.free_mem(n) >= mem));
+    }
+    for (size_t j = 0; j < len; ++j)
+      if (!dedup(run[j]) && !visit(run[j])) return false;
+    return true;
+  }
+  if (2 * nodes.size() < end - n) {  // sparse: interleaved chains, window by window
+    while (n < end) {
+      const NodeIndex to = end - n > kWindow ? n + kWindow : end;
+      const size_t len = CollectFits(c, d, mask, k, nodes, n, to, run, /*dense_ok=*/false);
+      for (size_t j = 0; j < len; ++j)
+        if (!dedup(run[j]) && !visit(run[j])) return false;
+      n = to < end ? nodes.Next(to) : end;
+    }
+    return true;
+  }
+  int64_t dup_cpu = -1, dup_mem = -1;  // a pristine state known to be in *seen (-1: none)
+  while (n < end) {
+    const NodeIndex to = end - n > kWindow ? n + kWindow : end;
+    size_t len = 0;
+    for (NodeIndex i = n; i < to; ++i) {
+      const int64_t fc = c.free_cpu(i), fm = c.free_mem(i);
+      run[len] = i;
+      len += static_cast<size_t>((nodes.count(i) != 0) & (fc >= cpu) & (fm >= mem) &
+                                 !((c.tasks_on(i) == 0) & (fc == dup_cpu) & (fm == dup_mem)));
+    }
+    for (size_t j = 0; j < len; ++j) {
+      const NodeIndex v = run[j];
+      if (seen && c.tasks_on(v) == 0) {
+        const int64_t fc = c.free_cpu(v), fm = c.free_mem(v);
+        if (fc == dup_cpu && fm == dup_mem) continue;
+        const bool room = !seen->full();
+        if (seen->SeenOrAdd(m, k, fc, fm)) {
+          if (dup_cpu < 0) dup_cpu = fc, dup_mem = fm;
+          continue;
+        }
+        if (room && dup_cpu < 0) dup_cpu = fc, dup_mem = fm;  // added: now in *seen
+      }
+      if (!visit(v)) return false;
+    }
+    n = to < end ? nodes.Next(to) : end;
+  }
+  return true;
+}
+
+}  // namespace packing_internal
+
+template <typename EnterBucket, typename Visit>
+void ForEachCandidate(const ClusterState& c, const TaskDemand& d, ModelMask mask,
+                      bool dedup_pristine, bool descending, EnterBucket&& enter_bucket,
+                      Visit&& visit) {
+  packing_internal::PristineSeen seen;
+  packing_internal::ForEachCandidateBucket(
+      c, d, mask, descending, [&](int m, int k, const NodeSet& nodes) {
+        if (!enter_bucket(m, k)) return true;
+        return packing_internal::ForEachBucketCandidate(
+            c, d, mask, m, k, nodes, dedup_pristine ? &seen : nullptr,
+            [&](NodeIndex v) { return static_cast<bool>(visit(v)); });
+      });
 }
 
 }  // namespace utilsim
