@@ -176,8 +176,8 @@ PolicyRegistry BuiltinPolicies() {
       {"random", "", "2", "uniform choice among feasible nodes, drawn from the run's --seed"},
       [](uint64_t seed) { return MakeRandomPlacement(seed); });
   r.AddPlacement({"topology-aware", "", "1",
-                  "gang locality (same node, then rack, then switch) over best fit on GPUs; "
-                  "framework plugins gang-locality + gpu-least-leftover"},
+                  "best fit for single tasks; gangs kept close (same node, then rack, then "
+                  "switch) by the gang-locality plugin over best fit on GPUs (docs/topology.md)"},
                  [] { return MakeTopologyAware(); });
   return r;
 }
