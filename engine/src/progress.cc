@@ -25,6 +25,20 @@ double PlacementSpeed(const Job& job, const Placement& p, const ClusterState& cl
   return speed;
 }
 
+double RunView::speed(JobIndex j) const {
+  return PlacementSpeed(workload().jobs[j], placement_of(j), state());
+}
+
+double RunView::comm_slowdown(JobIndex j) const {
+  return CommSlowdown(workload().jobs[j], placement_of(j), state());
+}
+
+void ProgressModel::EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
+                                 std::vector<Progress>* out) const {
+  out->resize(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) (*out)[i] = Evaluate(jobs[i], v);
+}
+
 double ProgressModel::BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
                                    double speed) const {
   return std::clamp(RecordedBusy(job, w, done) * rate / speed, 0.0, 1.0);

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "utilsim/engine/metrics.h"
-
 #include "utilsim/engine/placement.h"
 #include "utilsim/engine/time.h"
 
@@ -18,17 +17,17 @@ struct JobRun {
   bool killed = false;  // finished at its walltime limit with work left
   std::string reason;
   Placement placement;
-  Micros start{-1}, end{-1};  // start of the current (last) run segment; end when finished
+  Micros start{-1}, end{-1};   // start of the current (last) run segment; end when finished
   Micros first_start{-1};      // first time the job started
   int64_t held_before_us = 0;  // time held in earlier segments (before preemptions)
   int32_t preemptions = 0;
-  Micros last{0};       // time up to which `done` is accounted
-  Micros finish{0};     // scheduled finish under the current rate
-  double done = 0;      // recorded microseconds of work completed
-  double rate = 1.0;    // recorded us of work per simulated us
-  double speed = 1.0;   // slowest GPU speed of the placement
-  uint32_t gen = 0;     // finish-event generation
-  int64_t busy_micro = 0;  // contribution to the busy sum (constant-util jobs), micro-GPUs
+  Micros last{0};            // time up to which `done` is accounted
+  Micros finish{0};          // scheduled finish under the current rate
+  double done = 0;           // recorded microseconds of work completed
+  double rate = 1.0;         // recorded us of work per simulated us
+  double speed = 1.0;        // slowest GPU speed of the placement
+  mutable double comm = -1;  // CommSlowdown of the placement, -1 until asked
+  int64_t busy_micro = 0;    // contribution to the busy sum (constant-util jobs), micro-GPUs
   uint32_t running_pos = 0;  // index in the list of running series jobs
   uint32_t list_pos = 0;     // index in the list of all running jobs
   std::array<float, kCauses> share{};     // idle share of wall time by cause, current rate

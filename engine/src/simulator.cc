@@ -5,7 +5,9 @@
 #include <map>
 #include <tuple>
 
+#include "finish_heap.h"
 #include "run_state.h"
+#include "utilsim/engine/stranding.h"
 
 namespace utilsim {
 
@@ -71,6 +73,12 @@ class Simulation final : public PassContext, public RunView {
   const std::vector<JobIndex>& jobs_on(NodeIndex n) const override {
     return on_node_.empty() ? no_jobs_ : on_node_[n];
   }
+  double speed(JobIndex j) const override { return runs_[j].speed; }
+  double comm_slowdown(JobIndex j) const override {
+    const JobRun& r = runs_[j];
+    if (r.comm < 0) r.comm = CommSlowdown(w_.jobs[j], r.placement, cluster_);
+    return r.comm;
+  }
 
  private:
   void Observe(const char* what, JobIndex j) {
@@ -89,9 +97,11 @@ class Simulation final : public PassContext, public RunView {
   // Contribution of a running constant-util job to the idle sum of cause c,
   // micro-GPUs (from its current share).
   int64_t IdleMicro(JobIndex j, size_t c) const {
+    const float share = runs_[j].share[c];
+    if (share == 0.0f) return 0;
     const Job& job = w_.jobs[j];
     return std::llround(static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0 *
-                        static_cast<double>(runs_[j].share[c]));
+                        static_cast<double>(share));
   }
   void AddRunning(JobIndex j);
   void RemoveRunning(JobIndex j);
@@ -105,7 +115,11 @@ class Simulation final : public PassContext, public RunView {
   const ProgressModel* progress_;
   bool interacts_ = false;  // progress_->Interacts for this run
 
-  EventQueue events_;
+  EventQueue events_;              // arrivals, passes, samples
+  FinishHeap finishes_;            // running jobs by finish time
+  StrandingTest stranding_;        // can a node's free CPU/memory still host a GPU task?
+  std::vector<JobIndex> touched_;  // UpdateRates scratch: co-runners to re-rate
+  std::vector<Progress> rerated_;  // and their new progress
   Micros now_{0};
   Micros pass_at_ = Micros(-1);  // time of the pending pass event, if any
   size_t next_arrival_ = 0;
@@ -124,7 +138,7 @@ class Simulation final : public PassContext, public RunView {
   Micros window_start_{0};
   bool stopped_at_horizon_ = false;
   bool deadlocked_ = false;
-  int64_t busy_micro_const_ = 0;          // busy sum of constant-util running jobs
+  int64_t busy_micro_const_ = 0;                     // busy sum of constant-util running jobs
   std::array<int64_t, kCauses> idle_micro_const_{};  // idle by cause, constant-util jobs
   std::vector<TaskDemand> granted_;  // per job, once some job was granted other than its request
   const std::vector<JobIndex> no_jobs_;
@@ -144,14 +158,15 @@ std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
     int64_t k = INT64_MAX;
     if (d.cpu_milli > 0) k = std::min(k, info.cpu_milli / d.cpu_milli);
     if (d.mem_bytes > 0) k = std::min(k, info.mem_bytes / d.mem_bytes);
-    if (d.gpus > 0) k = std::min<int64_t>(k, d.fractional() ? info.gpus * (1000 / d.gpu_milli)
-                                                             : info.gpus / d.gpus);
+    if (d.gpus > 0)
+      k = std::min<int64_t>(k,
+                            d.fractional() ? info.gpus * (1000 / d.gpu_milli) : info.gpus / d.gpus);
     capacity += std::min<int64_t>(k, job.tasks) * shape.count;
   }
   if (capacity == 0) {
     return "no node can host one task (" + std::to_string(d.gpus) + " GPU x " +
-           std::to_string(d.gpu_milli) + " milli, " + std::to_string(d.cpu_milli) +
-           " milli-CPU, " + std::to_string(d.mem_bytes >> 20) + " MiB" +
+           std::to_string(d.gpu_milli) + " milli, " + std::to_string(d.cpu_milli) + " milli-CPU, " +
+           std::to_string(d.mem_bytes >> 20) + " MiB" +
            (job.gpu_models.empty() ? std::string() : ", allowed GPU models restricted") + ")";
   }
   if (capacity < job.tasks) {
@@ -164,7 +179,7 @@ std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
 void Simulation::SchedulePass(Micros t) {
   if (pass_at_ == t) return;
   pass_at_ = t;
-  events_.Push(Event{t, Phase::kPass, 0, 0, 0});
+  events_.Push(Event{t, Phase::kPass, 0, 0});
 }
 
 void Simulation::DoArrival(JobIndex j) {
@@ -192,7 +207,8 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   };
   if (!r.queued) return fail("the job is not queued");
   if (granted.gpus != job.task.gpus || granted.gpu_milli != job.task.gpu_milli ||
-      granted.cpu_milli < 0 || granted.mem_bytes < 0 || granted.gpu_mem_bytes != job.task.gpu_mem_bytes)
+      granted.cpu_milli < 0 || granted.mem_bytes < 0 ||
+      granted.gpu_mem_bytes != job.task.gpu_mem_bytes)
     return fail("granted demand must keep the job's GPUs and ask for CPU and memory >= 0");
   if (static_cast<int32_t>(p.size()) != job.tasks)
     return fail(std::to_string(p.size()) + " task placements for " + std::to_string(job.tasks) +
@@ -224,6 +240,7 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
     for (const auto& t : p) on_node_[t.node].push_back(j);
   }
   r.speed = PlacementSpeed(job, p, cluster_);
+  r.comm = -1;
   r.list_pos = static_cast<uint32_t>(running_list_.size());
   running_list_.push_back(j);
   AddRunning(j);
@@ -240,7 +257,7 @@ Status Simulation::Preempt(JobIndex j) {
   r.done = std::max(0.0, r.done - static_cast<double>(cfg_.restart_cost.us));
   r.held_before_us += (now_ - r.start).us;
   ++r.preemptions;
-  ++r.gen;  // the pending finish event is now stale
+  finishes_.Remove(j);
   r.running = false;
   r.queued = true;
   --running_;
@@ -287,9 +304,9 @@ void Simulation::SetProgress(JobIndex j, const Progress& pr) {
   // Round up to whole microseconds, forgiving floating-point noise (relative
   // 1e-12) so that a hand-exact time such as 100 s x 3.3 is not one us late.
   const double exact = remaining / rate;
-  const int64_t dt = rate == 1.0 ? static_cast<int64_t>(std::llround(remaining))
-                                 : static_cast<int64_t>(std::ceil(
-                                       exact - std::max(1e-9, exact * 1e-12)));
+  const int64_t dt = rate == 1.0
+                         ? static_cast<int64_t>(std::llround(remaining))
+                         : static_cast<int64_t>(std::ceil(exact - std::max(1e-9, exact * 1e-12)));
   r.finish = now_ + Micros(std::max<int64_t>(dt, 0));
   if (const Job& job = w_.jobs[j]; job.kill_at_limit && job.walltime_limit) {
     // A recorded run that overran its limit (a scheduler's grace period) is
@@ -303,19 +320,26 @@ void Simulation::SetProgress(JobIndex j, const Progress& pr) {
     busy_micro_const_ += r.busy_micro;
     for (size_t c = 0; c < kCauses; ++c) idle_micro_const_[c] += IdleMicro(j, c) - old_idle[c];
   }
-  ++r.gen;
-  events_.Push(Event{r.finish, Phase::kFinish, 0, j, r.gen});
+  finishes_.Set(j, r.finish);
 }
 
 void Simulation::UpdateRates(const Placement& p, JobIndex except) {
-  std::vector<JobIndex> touched;
+  std::vector<JobIndex>& touched = touched_;
+  touched.clear();
   for (const auto& t : p)
     for (JobIndex k : on_node_[t.node])
       if (k != except) touched.push_back(k);
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  // The co-runners' records are scattered: start all their loads at once.
   for (JobIndex k : touched) {
-    const Progress pr = progress_->Evaluate(k, *this);
+    __builtin_prefetch(&runs_[k]);
+    __builtin_prefetch(&w_.jobs[k]);
+  }
+  progress_->EvaluateMany(touched, *this, &rerated_);
+  for (size_t i = 0; i < touched.size(); ++i) {
+    const JobIndex k = touched[i];
+    const Progress& pr = rerated_[i];
     bool same = pr.rate == runs_[k].rate;
     for (size_t c = 0; c < kCauses && same; ++c)
       same = static_cast<float>(pr.idle[c]) == runs_[k].share[c];
@@ -366,8 +390,8 @@ void Simulation::DoSample() {
   for (JobIndex j : running_series_) {
     Account(j);
     const JobRun& r = runs_[j];
-    const double f = progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(r.done)), r.rate,
-                                             r.speed);
+    const double f =
+        progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(r.done)), r.rate, r.speed);
     const double gpus_micro =
         static_cast<double>(w_.jobs[j].task.total_gpu_milli()) * w_.jobs[j].tasks * 1000.0;
     busy_micro += std::llround(f * gpus_micro);
@@ -392,12 +416,12 @@ void Simulation::DoSample() {
                                               : 0;
   s.gpus_free_whole = cluster_.whole_free_gpus_total();
   int64_t stranded = 0;
-  constexpr int64_t kCorePerGpu = 1000;
-  constexpr int64_t kMemPerGpu = int64_t{1} << 30;
-  for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
-    const int32_t free = cluster_.free_whole_gpus(n);
-    if (free > 0 && (cluster_.free_cpu(n) < kCorePerGpu || cluster_.free_mem(n) < kMemPerGpu))
-      stranded += free;
+  if (!stranding_.empty()) {
+    for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
+      const int32_t free = cluster_.free_whole_gpus(n);
+      if (free > 0 && !stranding_.Hosts(free, cluster_.free_cpu(n), cluster_.free_mem(n)))
+        stranded += free;
+    }
   }
   s.gpus_stranded = stranded;
   samples_.push_back(s);
@@ -449,6 +473,7 @@ Result<RunResult> Simulation::Run() {
   }
   if (cfg_.sample_interval.us <= 0) return Status::Error("sample interval must be > 0");
   interacts_ = progress_->Interacts(w_, cluster_);
+  stranding_ = StrandingTest(w_);
   if (interacts_) on_node_.assign(cluster_.num_nodes(), {});
   {
     std::map<std::tuple<int32_t, int32_t, int64_t, int64_t>, size_t> seen;
@@ -464,11 +489,19 @@ Result<RunResult> Simulation::Run() {
   if (n == 0) return Finish();
 
   window_start_ = w_.jobs[0].submit;
-  events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0, 0});
+  events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0});
   next_arrival_ = 1;
-  events_.Push(Event{window_start_, Phase::kSample, 0, 0, 0});
-  while (!events_.empty()) {
-    const Event e = events_.Pop();
+  events_.Push(Event{window_start_, Phase::kSample, 0, 0});
+  finishes_.Reset(n);
+  for (;;) {
+    // Finishes run before the other phases of their instant.
+    const bool finish =
+        !finishes_.empty() &&
+        (events_.empty() || finishes_.top_time() < events_.Top().time ||
+         (finishes_.top_time() == events_.Top().time && events_.Top().phase > Phase::kFinish));
+    if (!finish && events_.empty()) break;
+    const Event e = finish ? Event{finishes_.top_time(), Phase::kFinish, 0, finishes_.top_job()}
+                           : events_.Pop();
     if (e.time > cfg_.horizon) {
       now_ = cfg_.horizon;
       stopped_at_horizon_ = true;
@@ -481,12 +514,12 @@ Result<RunResult> Simulation::Run() {
         DoArrival(e.job);
         if (next_arrival_ < n) {
           events_.Push(Event{w_.jobs[next_arrival_].submit, Phase::kArrival, 0,
-                             static_cast<uint32_t>(next_arrival_), 0});
+                             static_cast<uint32_t>(next_arrival_)});
           ++next_arrival_;
         }
         break;
       case Phase::kFinish:
-        if (!runs_[e.job].running || runs_[e.job].gen != e.gen) break;  // stale
+        finishes_.Remove(e.job);
         ++events_processed_;
         DoFinish(e.job);
         break;
@@ -497,7 +530,7 @@ Result<RunResult> Simulation::Run() {
         Observe("pass", 0);
         if (Status s = sched_.Pass(*this); !s.ok()) return s;
         const Micros wake = sched_.NextWakeup(now_);
-        if (wake != kNever && wake > now_) events_.Push(Event{wake, Phase::kPass, 0, 0, 0});
+        if (wake != kNever && wake > now_) events_.Push(Event{wake, Phase::kPass, 0, 0});
         if (wake != kNever && wake > now_) pass_at_ = wake;
         break;
       }
@@ -511,7 +544,7 @@ Result<RunResult> Simulation::Run() {
             deadlocked_ = true;
             break;
           }
-          events_.Push(Event{now_ + cfg_.sample_interval, Phase::kSample, 0, 0, 0});
+          events_.Push(Event{now_ + cfg_.sample_interval, Phase::kSample, 0, 0});
         }
         break;
       case Phase::kClusterChange:
@@ -584,9 +617,9 @@ RunResult Simulation::Finish() {
       double total = 0;
       for (double v : r.idle_us) total += v;
       for (size_t c = 0; c < kCauses; ++c) {
-        rec.idle_gpu_s[c] =
-            total > 0 ? idle * r.idle_us[c] / total
-                      : (c == static_cast<size_t>(IdleCause::kUnattributed) ? idle : 0.0);
+        rec.idle_gpu_s[c] = total > 0
+                                ? idle * r.idle_us[c] / total
+                                : (c == static_cast<size_t>(IdleCause::kUnattributed) ? idle : 0.0);
       }
     }
   }

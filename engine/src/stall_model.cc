@@ -1,7 +1,9 @@
 #include "utilsim/engine/stall_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace utilsim {
 
@@ -22,16 +24,20 @@ StallParts ResolveParts(const Job& job, double comm_fraction) {
   return p;
 }
 
-double MaxMinShare(double mine, const std::vector<double>& demands, double capacity) {
-  std::vector<double> d = demands;
+double FairLevel(std::vector<double>& d, double capacity) {
   std::sort(d.begin(), d.end());
   double left = capacity;
   for (size_t k = 0; k < d.size(); ++k) {
     const double fair = left / static_cast<double>(d.size() - k);
-    if (d[k] >= fair) return std::min(mine, fair);  // everyone from here on gets `fair`
+    if (d[k] >= fair) return fair;  // everyone from here on gets `fair`
     left -= d[k];
   }
-  return mine;
+  return std::numeric_limits<double>::infinity();
+}
+
+double MaxMinShare(double mine, const std::vector<double>& demands, double capacity) {
+  std::vector<double> d = demands;
+  return std::min(mine, FairLevel(d, capacity));
 }
 
 std::string StallProgress::name() const {
@@ -93,40 +99,76 @@ double StallProgress::Rate(const Job& job, const Placement& p, const ClusterStat
   return Compose(job, s).rate;
 }
 
+// Scratch reused across calls (per thread: models are shared by runs that
+// may go on in parallel); cleared at the start of each evaluation.
+StallProgress::LevelCache& StallProgress::Scratch() {
+  thread_local LevelCache cache;
+  cache.entries.clear();
+  return cache;
+}
+
 Progress StallProgress::Evaluate(JobIndex j, const RunView& v) const {
+  return EvaluateWith(j, v, Scratch());
+}
+
+void StallProgress::EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
+                                 std::vector<Progress>* out) const {
+  LevelCache& cache = Scratch();
+  out->resize(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) (*out)[i] = EvaluateWith(jobs[i], v, cache);
+}
+
+Progress StallProgress::EvaluateWith(JobIndex j, const RunView& v, LevelCache& cache) const {
   const Job& job = v.workload().jobs[j];
   const Placement& p = v.placement_of(j);
   const ClusterState& c = v.state();
   Scales s;
-  s.gpu = 1.0 / PlacementSpeed(job, p, c);
+  s.gpu = 1.0 / v.speed(j);
   const TaskDemand& g = v.granted(j);
   if (job.task.cpu_milli > 0 && g.cpu_milli > 0)
     s.cpu = static_cast<double>(job.task.cpu_milli) / static_cast<double>(g.cpu_milli);
-  s.net = CommSlowdown(job, p, c);
+  s.net = v.comm_slowdown(j);
   const TopologySpec& topo = c.spec().topology;
   bool multi_node = false;
   for (const auto& tp : p) multi_node = multi_node || tp.node != p.front().node;
-  // Shares of a node's NIC / storage among the running jobs that use it.
+  // The fair level of node n's NIC (nic) or storage among the running jobs
+  // that use it; nullopt-like NaN when none does (then only `mine` counts).
+  auto level = [&](NodeIndex n, double capacity, bool nic) {
+    for (const auto& e : cache.entries)
+      if (e.node == n && e.nic == nic) return e.level;
+    std::vector<double>& demands = cache.demands;
+    demands.clear();
+    for (JobIndex k : v.jobs_on(n)) {
+      const Job& other = v.workload().jobs[k];
+      const double d = nic ? other.nic_bytes_s : other.storage_bytes_s;
+      if (d <= 0) continue;
+      if (nic) {  // only jobs that leave their node use its NIC
+        const Placement& op = v.placement_of(k);
+        bool spans = false;
+        for (const auto& t : op) spans = spans || t.node != op.front().node;
+        if (!spans) continue;
+      }
+      demands.push_back(d);
+    }
+    const double l =
+        demands.empty() ? std::numeric_limits<double>::quiet_NaN() : FairLevel(demands, capacity);
+    cache.entries.push_back({n, nic, l});
+    return l;
+  };
+  // Shares of a node's NIC / storage: the worst node of the placement.
   auto worst = [&](double mine, double capacity, bool nic) {
     if (mine <= 0 || capacity <= 0) return 1.0;
     double factor = 1.0;
-    std::vector<double> demands;
+    NodeIndex prev = static_cast<NodeIndex>(-1);
     for (const auto& tp : p) {
-      demands.clear();
-      for (JobIndex k : v.jobs_on(tp.node)) {
-        const Job& other = v.workload().jobs[k];
-        const double d = nic ? other.nic_bytes_s : other.storage_bytes_s;
-        if (d <= 0) continue;
-        if (nic) {  // only jobs that leave their node use its NIC
-          const Placement& op = v.placement_of(k);
-          bool spans = false;
-          for (const auto& t : op) spans = spans || t.node != op.front().node;
-          if (!spans) continue;
-        }
-        demands.push_back(d);
+      if (tp.node == prev) continue;  // tasks of one node share its level
+      prev = tp.node;
+      double l = level(tp.node, capacity, nic);
+      if (std::isnan(l)) {  // no user listed: the job alone
+        std::vector<double> alone{mine};
+        l = FairLevel(alone, capacity);
       }
-      if (demands.empty()) demands.push_back(mine);
-      factor = std::max(factor, mine / MaxMinShare(mine, demands, capacity));
+      factor = std::max(factor, mine / std::min(mine, l));
     }
     return factor;
   };

@@ -93,7 +93,7 @@ const BadYaml kBad[] = {
     {"unknown key", "name: x\nnode_groups:\n  - {name: a, count: 1, cpu_cores: 1, memory_gib: 1,"
      " gpu: 8}\n",
      "3: unknown key 'node_groups[0].gpu' (known: name, count, gpu_model, gpus, cpu_cores, "
-     "cpu_milli, memory_gib, memory_mib, nvlink_domain)"},
+     "cpu_milli, memory_gib, memory_mib, nvlink_domain, mig)"},
     {"unknown top key", "name: x\nnodes: []\n",
      "2: unknown key 'nodes' (known: name, gpu_models, node_groups, topology)"},
     {"missing count", "name: x\nnode_groups:\n  - {name: a, cpu_cores: 1, memory_gib: 1}\n",

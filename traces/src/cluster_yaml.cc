@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "jobs_columns.h"
+#include "utilsim/engine/mig.h"
 #include "utilsim/engine/topology.h"
 #include "utilsim/traces/canonical.h"
 
@@ -154,6 +155,7 @@ class Parser {
   }
   Status ParseModel(const YAML::Node& n, size_t i, GpuModelSpec* m) const;
   Status ParseGroup(const YAML::Node& n, size_t i, const ClusterSpec& spec, NodeGroup* g) const;
+  Status ParseMig(const Entries& e, NodeGroup* g) const;
   Status ParseTopology(const YAML::Node& n, TopologySpec* t) const;
   Status ParseRack(const YAML::Node& n, size_t i, RackSpec* r) const;
   Status ParseSwitch(const YAML::Node& n, size_t i, SwitchSpec* s) const;
@@ -200,7 +202,7 @@ Status Parser::ParseGroup(const YAML::Node& n, size_t i, const ClusterSpec& spec
   Entries e;
   UTILSIM_TRY(Read(n, "node_groups[" + std::to_string(i) + "]",
                    {"name", "count", "gpu_model", "gpus", "cpu_cores", "cpu_milli", "memory_gib",
-                    "memory_mib", "nvlink_domain"},
+                    "memory_mib", "nvlink_domain", "mig"},
                    &e));
   UTILSIM_TRY(Require(e, "name"));
   UTILSIM_TRY(String(e, "name", &g->name));
@@ -238,6 +240,50 @@ Status Parser::ParseGroup(const YAML::Node& n, size_t i, const ClusterSpec& spec
       return Bad(e, "nvlink_domain", "a divisor of gpus (" + std::to_string(g->gpus) + ")");
     }
     g->nvlink_domain = static_cast<int32_t>(v);
+  }
+  if (e.has("mig")) UTILSIM_TRY(ParseMig(e, g));
+  return Status::Ok();
+}
+
+// `mig`: one layout string for every GPU, or a list of one per GPU
+// (docs/mig.md). Stored canonical.
+Status Parser::ParseMig(const Entries& e, NodeGroup* g) const {
+  const YAML::Node& n = e.values.at("mig");
+  const std::string key = KeyName(e, "mig");
+  if (g->gpu_model.empty()) return At(n, "key '" + key + "': needs gpu_model (a MIG GPU model)");
+  const mig::GpuModel* model = mig::FindGpuModel(g->gpu_model);
+  if (model == nullptr) {
+    return At(n, "key '" + key + "': gpu_model '" + g->gpu_model +
+                     "' has no MIG profiles (MIG models: " + mig::GpuModelNames() + ")");
+  }
+  std::vector<std::pair<YAML::Node, std::string>> items;  // node, path
+  if (n.IsSequence()) {
+    if (n.size() != static_cast<size_t>(g->gpus)) {
+      const std::string count = std::to_string(g->gpus);
+      return Bad(e, "mig", "one layout or a list of " + count + " layouts (one per GPU)");
+    }
+    for (size_t k = 0; k < n.size(); ++k) {
+      items.emplace_back(n[k], key + "[" + std::to_string(k) + "]");
+    }
+  } else {
+    items.emplace_back(n, key);
+  }
+  for (const auto& [item, path] : items) {
+    const std::string text = item.IsScalar()     ? item.Scalar()
+                             : item.IsMap()      ? "<a mapping>"
+                             : item.IsSequence() ? "<a list>"
+                                                 : "";
+    const std::string expected =
+        "key '" + path + "': expected a MIG layout valid on " + std::string(model->name);
+    if (!item.IsScalar() || text.find_first_not_of(" \t") == std::string::npos) {
+      return At(item, expected + " (e.g. '" + std::string(model->profiles[4].name) + "," +
+                          std::string(model->profiles[3].name) + "'), got '" + text + "'");
+    }
+    Result<mig::Layout> layout = mig::ParseLayout(*model, text);
+    if (!layout.ok()) {
+      return At(item, expected + ", got '" + text + "': " + layout.status().message());
+    }
+    g->mig.push_back(mig::FormatLayout(*model, layout.value()));
   }
   return Status::Ok();
 }

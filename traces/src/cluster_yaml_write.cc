@@ -126,6 +126,12 @@ std::string FormatClusterYaml(const ClusterSpec& spec) {
       out += ", nvlink_domain: ";
       AppendInt(&out, g.nvlink_domain);
     }
+    if (g.mig.size() == 1) {
+      out += ", mig: " + Quote(g.mig[0]);
+    } else if (!g.mig.empty()) {
+      out += ", mig: ";
+      AppendList(&out, g.mig);
+    }
     out += "}";
   }
   return out + "\n" + FormatTopology(spec.topology);

@@ -114,6 +114,11 @@ std::string DigestCluster(const ClusterSpec& spec) {
     f.I64(g.cpu_milli);
     f.I64(g.mem_bytes);
     f.I64(g.nvlink_domain);
+    if (!g.mig.empty()) {  // only then, so digests of clusters without MIG are unchanged
+      f.Str("mig");
+      f.U64(g.mig.size());
+      for (const std::string& layout : g.mig) f.Str(layout);
+    }
   }
   const TopologySpec& t = spec.topology;
   f.F64(t.nvlink_bytes_s);

@@ -21,6 +21,12 @@ struct NodeGroup {
   int64_t cpu_milli = 0;       // CPU per node, milli-cores (> 0)
   int64_t mem_bytes = 0;       // host memory per node, bytes (> 0)
   int32_t nvlink_domain = 0;   // GPUs per NVLink domain (0 = whole node)
+  // MIG layouts of the GPUs (docs/mig.md), each canonical ("1g.5gb@0,...",
+  // valid on gpu_model, see utilsim/engine/mig.h): empty = MIG not declared;
+  // one entry = every GPU of every node; else one entry per GPU (size gpus).
+  // (A default member initializer keeps positional NodeGroup{...} free of
+  // -Wmissing-field-initializers.)
+  std::vector<std::string> mig = {};
 };
 
 // The network above the nodes (design §4; docs/topology.md). A tree: GPUs in

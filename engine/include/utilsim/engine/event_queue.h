@@ -26,7 +26,6 @@ struct Event {
   Phase phase = Phase::kPass;
   uint64_t seq = 0;
   uint32_t job = 0;  // job index for finish/arrival events
-  uint32_t gen = 0;  // generation for finish events (stale ones are skipped)
 };
 
 class EventQueue {

@@ -65,8 +65,8 @@ struct Sample {
   double cpu_allocated_frac = 0;  // of total CPU
   double mem_allocated_frac = 0;  // of total memory
   int64_t gpus_free_whole = 0;    // GPUs with nothing allocated
-  // Free whole GPUs on nodes whose CPU or memory is exhausted (cannot host a
-  // task asking for >= 1 core and 1 GiB per GPU).
+  // Free whole GPUs on nodes whose free CPU or memory cannot host any GPU
+  // task shape of the workload that needs at most those GPUs (StrandingTest).
   int64_t gpus_stranded = 0;
   // Allocated GPUs idle now, by cause (IdleCause order); they sum to
   // gpus_allocated - gpus_busy up to rounding.
@@ -91,7 +91,7 @@ struct Summary {
   double idle_input_gpu_h = 0, idle_storage_gpu_h = 0, idle_comm_gpu_h = 0, idle_fixed_gpu_h = 0,
          idle_sharing_gpu_h = 0, idle_unattributed_gpu_h = 0;
   // From the samples inside the window (each standing for one interval):
-  double stranded_gpu_h = 0;  // whole-free GPUs on nodes out of CPU or memory, GPU-hours
+  double stranded_gpu_h = 0;  // gpus_stranded over the window, GPU-hours
   double cpu_alloc_pct = 0;   // mean CPU allocated, % of the cluster's CPU
   double mem_alloc_pct = 0;   // mean memory allocated, % of the cluster's memory
   double wait_mean_s = 0, wait_p50_s = 0, wait_p95_s = 0, wait_p99_s = 0, wait_max_s = 0;

@@ -32,6 +32,11 @@ class RunView {
   // Running jobs with a task on node n (maintained only for models that
   // interact(); empty otherwise).
   virtual const std::vector<JobIndex>& jobs_on(NodeIndex n) const = 0;
+  // PlacementSpeed and CommSlowdown of running job j's placement. They do
+  // not change while it runs, so a view may compute them once per run; these
+  // defaults compute them on every call.
+  virtual double speed(JobIndex j) const;
+  virtual double comm_slowdown(JobIndex j) const;
 };
 
 // Share of a job's wall time per idle cause (the rest is GPU-busy).
@@ -58,6 +63,13 @@ class ProgressModel {
   // and the split of its idle time by cause. Default: Rate(), with all
   // non-busy time unattributed.
   virtual Progress Evaluate(JobIndex j, const RunView& v) const;
+
+  // Evaluate for each of `jobs` (the co-runners the engine re-rates after a
+  // start or finish on their nodes), in order, into out[0..jobs.size()).
+  // Must equal calling Evaluate on each; models whose evaluation repeats
+  // per-node work (a node's fair share) may share it across the batch.
+  virtual void EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
+                            std::vector<Progress>* out) const;
 
   // Busy fraction (0..1) of the job's allocated GPUs at recorded progress
   // point `done` while running at `rate` on GPUs of relative `speed`:

@@ -41,8 +41,12 @@ struct StallParts {
 StallParts ResolveParts(const Job& job, double comm_fraction);
 
 // Max-min fair share of `capacity` for a demand of `mine` among `demands`
-// (which include mine): water-filling.
+// (which include mine): water-filling. Equals min(mine, FairLevel(demands,
+// capacity)).
 double MaxMinShare(double mine, const std::vector<double>& demands, double capacity);
+// The water level of max-min fair sharing: each demand d gets min(d, level);
+// +infinity when the demands fit. Sorts `demands`.
+double FairLevel(std::vector<double>& demands, double capacity);
 
 class StallProgress final : public ProgressModel {
  public:
@@ -53,6 +57,9 @@ class StallProgress final : public ProgressModel {
   // Without co-runners: no NIC or storage sharing, CPU as requested.
   double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const override;
   Progress Evaluate(JobIndex j, const RunView& v) const override;
+  // Shares each node's fair levels across the batch.
+  void EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
+                    std::vector<Progress>* out) const override;
   bool interacts() const override { return true; }
   // Only when some job drives NIC bandwidth across nodes or storage
   // bandwidth on a cluster whose nodes limit it: otherwise nothing is shared
@@ -64,6 +71,19 @@ class StallProgress final : public ProgressModel {
     double gpu = 1, cpu = 1, storage = 1, net = 1;
   };
   Progress Compose(const Job& job, const Scales& s) const;
+  // Fair levels of nodes' NIC / storage bandwidth, computed once per
+  // evaluation batch (the co-runners of one start or finish share nodes).
+  struct LevelCache {
+    struct Entry {
+      NodeIndex node;
+      bool nic;
+      double level;
+    };
+    std::vector<Entry> entries;
+    std::vector<double> demands;  // scratch
+  };
+  static LevelCache& Scratch();
+  Progress EvaluateWith(JobIndex j, const RunView& v, LevelCache& cache) const;
 
   Composition composition_;
   double comm_fraction_;

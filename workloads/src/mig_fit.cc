@@ -1,0 +1,260 @@
+// MIG speed-model fit on MIGProfiler data (mig_fit.h).
+#include "utilsim/workloads/mig_fit.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace utilsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const mig::GpuModel& A100() {
+  static const mig::GpuModel& model = *mig::FindGpuModel("A100-40GB");
+  return model;
+}
+
+// "05g" -> profile name on A100-40GB (SOURCE.md: instances named by memory).
+const char* SliceProfile(const std::string& file_name) {
+  static const std::pair<const char*, const char*> kSlices[] = {
+      {"_05g_", "1g.5gb"}, {"_10g_", "2g.10gb"}, {"_20g_", "3g.20gb"}, {"_40g_", "7g.40gb"}};
+  for (const auto& [token, profile] : kSlices) {
+    if (file_name.find(token) != std::string::npos) return profile;
+  }
+  return nullptr;
+}
+
+bool IsResultFile(const std::string& name) {
+  auto ends = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return SliceProfile(name) != nullptr &&
+         (name.find("_infer_") != std::string::npos || ends("_finetune_bsz.csv")) && ends(".csv");
+}
+
+std::vector<std::string> Split(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+template <typename T>
+bool ParseNumber(const std::string& s, T* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+struct Run {
+  double throughput = 0;
+  double gract = 0;
+};
+using ConfigKey = std::tuple<std::string, std::string, int, int>;  // exp, model, seq, batch
+
+// Reads one result file into runs[key][profile].
+Status ReadFile(const fs::path& path, const std::string& experiment, const std::string& profile,
+                std::map<ConfigKey, std::map<std::string, Run>>* runs) {
+  const std::string where = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error(where + ": cannot open");
+  std::string line;
+  if (!std::getline(in, line)) return Status::Error(where + ":1: empty file");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::vector<std::string> header = Split(line);
+  auto column = [&](const std::string& name) {
+    auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+  };
+  const int c_model = column("model_name"), c_batch = column("batch_size"),
+            c_thr = column("throughput"), c_gract = column("gract_mean"),
+            c_seq = column("seq_length");
+  for (const auto& [name, c] : {std::pair{"model_name", c_model}, std::pair{"batch_size", c_batch},
+                                std::pair{"throughput", c_thr}, std::pair{"gract_mean", c_gract}}) {
+    if (c < 0) return Status::Error(where + ":1: missing column '" + name + "'");
+  }
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::vector<std::string> cells = Split(line);
+    const std::string at = where + ":" + std::to_string(line_no) + ": ";
+    if (cells.size() != header.size()) {
+      return Status::Error(at + "expected " + std::to_string(header.size()) + " fields, got " +
+                           std::to_string(cells.size()));
+    }
+    auto bad = [&](int c, const char* what) {
+      return Status::Error(at + "field '" + header[c] + "': expected " + what + ", got '" +
+                           cells[c] + "'");
+    };
+    int batch = 0, seq = 0;
+    Run run;
+    if (!ParseNumber(cells[c_batch], &batch) || batch <= 0) return bad(c_batch, "an integer > 0");
+    if (c_seq >= 0 && (!ParseNumber(cells[c_seq], &seq) || seq <= 0))
+      return bad(c_seq, "an integer > 0");
+    if (!ParseNumber(cells[c_thr], &run.throughput) || !(run.throughput >= 0) ||
+        !std::isfinite(run.throughput)) {
+      return bad(c_thr, "a number >= 0");
+    }
+    if (!ParseNumber(cells[c_gract], &run.gract) || !(run.gract >= 0 && run.gract <= 1)) {
+      return bad(c_gract, "a number 0..1");
+    }
+    if (cells[c_model].empty()) return bad(c_model, "a model name");
+    if (run.throughput == 0) continue;  // did not run (e.g. out of memory)
+    auto& slot = (*runs)[{experiment, cells[c_model], seq, batch}];
+    if (!slot.emplace(profile, run).second) {
+      return Status::Error(at + "duplicate run of " + cells[c_model] + " batch " +
+                           std::to_string(batch) + (seq ? " seq " + std::to_string(seq) : "") +
+                           " on " + profile);
+    }
+  }
+  return Status::Ok();
+}
+
+mig::MigSpeedParams Params(double w, double sat) {
+  mig::MigSpeedParams p;
+  p.memory_weight = w;
+  p.util_at_saturation = sat;
+  return p;
+}
+
+// Lowest-error point of a grid; the first wins ties.
+void Grid(const std::vector<MigSample>& fit, double w_lo, double w_hi, double s_lo, double s_hi,
+          double step, double* best_err, mig::MigSpeedParams* best) {
+  const int nw = static_cast<int>(std::lround((w_hi - w_lo) / step));
+  const int ns = static_cast<int>(std::lround((s_hi - s_lo) / step));
+  for (int i = 0; i <= nw; ++i) {
+    const double w = w_lo + i * step;
+    if (w < 0 || w > 1) continue;
+    for (int j = 0; j <= ns; ++j) {
+      const double s = s_lo + j * step;
+      if (s <= 0) continue;
+      const double err = MigMape(fit, Params(w, s));
+      if (err < *best_err) {
+        *best_err = err;
+        *best = Params(w, s);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::vector<MigSample>> ReadMigProfiler(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return Status::Error(dir + ": not a directory");
+  std::vector<fs::path> files;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && IsResultFile(it->path().filename().string()))
+      files.push_back(it->path());
+  }
+  if (ec) return Status::Error(dir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    return Status::Error(dir + ": no MIGProfiler result files (*_infer_XXg_*.csv)");
+  std::map<ConfigKey, std::map<std::string, Run>> runs;
+  for (const fs::path& f : files) {
+    const std::string experiment = f.lexically_relative(dir).begin()->string();
+    if (Status s = ReadFile(f, experiment, SliceProfile(f.filename().string()), &runs); !s.ok())
+      return s;
+  }
+  std::vector<MigSample> out;
+  for (const auto& [key, by_profile] : runs) {
+    auto full = by_profile.find("7g.40gb");
+    if (full == by_profile.end()) continue;
+    for (const auto& [profile, run] : by_profile) {  // map order: 1g, 2g, 3g, 7g
+      if (profile == "7g.40gb") continue;
+      MigSample s;
+      std::tie(s.experiment, s.model, s.seq_length, s.batch_size) = key;
+      s.profile = profile;
+      s.ratio = run.throughput / full->second.throughput;
+      s.util_full = full->second.gract;
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+double PredictMigRatio(const MigSample& sample, const mig::MigSpeedParams& params) {
+  const mig::GpuModel& m = A100();
+  const int p = m.FindProfile(sample.profile);
+  if (p < 0) return 0;
+  return mig::MigSpeed(m.profiles[p], mig::MigDemandFromUtil(sample.util_full, params), params);
+}
+
+double MigMape(const std::vector<MigSample>& samples, const mig::MigSpeedParams& params) {
+  if (samples.empty()) return 0;
+  double sum = 0;
+  for (const MigSample& s : samples)
+    sum += std::abs(PredictMigRatio(s, params) - s.ratio) / s.ratio;
+  return 100.0 * sum / static_cast<double>(samples.size());
+}
+
+std::vector<std::string> DefaultMigHoldoutModels() {
+  return {"distiluse-base-multilingual-cased-v2", "paraphrase-multilingual-mpnet-base-v2",
+          "resnet50_moco"};
+}
+
+Result<MigFitReport> FitMigSpeed(const std::vector<MigSample>& samples,
+                                 const std::vector<std::string>& holdout_models) {
+  std::vector<MigSample> fit, hold;
+  for (const MigSample& s : samples) {
+    const bool held =
+        std::find(holdout_models.begin(), holdout_models.end(), s.model) != holdout_models.end();
+    (held ? hold : fit).push_back(s);
+  }
+  if (fit.empty() || hold.empty()) {
+    return Status::Error("MIG fit: need samples on both sides (fit " + std::to_string(fit.size()) +
+                         ", hold-out " + std::to_string(hold.size()) + ")");
+  }
+  MigFitReport r;
+  double err = INFINITY;
+  Grid(fit, 0.0, 1.0, 0.05, 1.50, 0.01, &err, &r.params);
+  const mig::MigSpeedParams coarse = r.params;
+  Grid(fit, coarse.memory_weight - 0.01, coarse.memory_weight + 0.01,
+       coarse.util_at_saturation - 0.01, coarse.util_at_saturation + 0.01, 0.001, &err, &r.params);
+  r.fit_samples = fit.size();
+  r.holdout_samples = hold.size();
+  r.fit_mape = err;
+  r.holdout_mape = MigMape(hold, r.params);
+  double base = 0;
+  for (const MigSample& s : hold) {
+    const int p = A100().FindProfile(s.profile);
+    base += std::abs(A100().profiles[p].compute_slices / double(mig::kComputeSlices) - s.ratio) /
+            s.ratio;
+  }
+  r.baseline_holdout_mape = 100.0 * base / static_cast<double>(hold.size());
+  // Cross-slice structure check: samples are sorted with 1g first per configuration.
+  const mig::Profile& one = A100().profiles[A100().FindProfile("1g.5gb")];
+  const double s1 = mig::MigCapacity(one, r.params.memory_weight);
+  double sum = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const MigSample& a = samples[i];
+    if (a.profile != "1g.5gb") continue;
+    const double demand = std::min(1.0, s1 / a.ratio);
+    for (size_t k = i + 1; k < samples.size(); ++k) {
+      const MigSample& b = samples[k];
+      if (std::tie(b.experiment, b.model, b.seq_length, b.batch_size) !=
+          std::tie(a.experiment, a.model, a.seq_length, a.batch_size)) {
+        break;
+      }
+      const mig::Profile& p = A100().profiles[A100().FindProfile(b.profile)];
+      sum += std::abs(mig::MigSpeed(p, demand, r.params) - b.ratio) / b.ratio;
+      ++r.cross_slice_samples;
+    }
+  }
+  r.cross_slice_mape = r.cross_slice_samples ? 100.0 * sum / double(r.cross_slice_samples) : 0;
+  return r;
+}
+
+}  // namespace utilsim
