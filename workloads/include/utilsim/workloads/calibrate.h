@@ -138,4 +138,15 @@ struct ApplyReport {
 ApplyReport ApplyInputStalls(const CalibrationFit& fit, const std::vector<JobWindows>& jobs,
                              Workload* w, const ApplyOptions& opt = {});
 
+// One window per job from lifetime averages, for traces that record a
+// job's mean GPU utilization and its own mean CPU use but no time series
+// (the PAI sensor table: gpu_wrk_util and cpu_usage per instance, read by
+// traces::ReadPai into Job::util and Job::host_cpu_used_milli). For each
+// job with GPUs, util_known, host_cpu_used_milli >= 0 and a CPU request:
+//   gpu_busy = util,  cpu_busy = min(1, host_cpu_used_milli / cpu_milli)
+// (the job's CPU use relative to its own request, not the machine's), host
+// "", minute 0. Jobs are in workload order. With one window per job only the
+// pooled fit is meaningful (within-job has nothing to compare).
+std::vector<JobWindows> LifetimeWindows(const Workload& w);
+
 }  // namespace utilsim
