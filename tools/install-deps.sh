@@ -10,6 +10,7 @@ PKGS=(
   libcli11-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
+  nodejs chromium fonts-dejavu-core
 )
 
 missing=()
@@ -18,6 +19,10 @@ for p in "${PKGS[@]}"; do
     missing+=("$p")
   fi
 done
+# npm fetches the report's charting libraries at build time (docs/report.md).
+# Debian ships it as the package npm; a Node.js from elsewhere (e.g. NodeSource)
+# bundles it and conflicts with that package, so install it only when absent.
+if ! command -v npm >/dev/null; then missing+=(npm); fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "install-deps: installing ${missing[*]}"

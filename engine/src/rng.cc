@@ -13,8 +13,10 @@ uint64_t SplitMix64(uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-// FNV-1a: a fixed, documented hash so stream names map to the same state
-// everywhere (std::hash is implementation-defined).
+uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+}  // namespace
+
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 0xCBF29CE484222325ULL;
   for (unsigned char c : s) {
@@ -23,10 +25,6 @@ uint64_t Fnv1a(std::string_view s) {
   }
   return h;
 }
-
-uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-}  // namespace
 
 Rng::Rng(uint64_t seed, uint64_t run, std::string_view stream_name) {
   uint64_t x = seed ^ Rotl(run * 0xD1B54A32D192ED03ULL, 17) ^ Fnv1a(stream_name);

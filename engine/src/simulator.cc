@@ -424,6 +424,7 @@ void Simulation::DoSample() {
     }
   }
   s.gpus_stranded = stranded;
+  if (cfg_.fragmentation) s.frag_gpu_milli = cfg_.fragmentation(cluster_);
   samples_.push_back(s);
 }
 

@@ -51,13 +51,7 @@ StrandingTest::StrandingTest(const Workload& w) {
   }
 }
 
-bool StrandingTest::Hosts(int32_t whole_free, int64_t free_cpu, int64_t free_mem) const {
-  if (whole_free <= 0 || frontier_.empty()) return false;
-  const size_t g = std::min(static_cast<size_t>(whole_free), frontier_.size() - 1);
-  const std::vector<Point>& f = frontier_[g];
-  if (f.empty()) return false;
-  // Most nodes have CPU to spare: the point of most CPU has the least memory.
-  if (free_cpu >= f.back().cpu) return free_mem >= f.back().mem;
+bool StrandingTest::HostsSlow(const std::vector<Point>& f, int64_t free_cpu, int64_t free_mem) {
   // The last point with cpu <= free_cpu has the least memory among them.
   auto it = std::upper_bound(f.begin(), f.end(), free_cpu,
                              [](int64_t cpu, const Point& p) { return cpu < p.cpu; });

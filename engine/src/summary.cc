@@ -116,15 +116,22 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
 }
 
 void AddSampleFigures(const std::vector<Sample>& samples, Micros interval, Summary* s) {
-  double stranded = 0, cpu = 0, mem = 0;
-  int64_t n = 0;
+  double stranded = 0, cpu = 0, mem = 0, frag = 0;
+  int64_t n = 0, frag_n = 0;
   for (const Sample& x : samples) {
     if (x.time < s->window_start || x.time >= s->window_end) continue;
     stranded += static_cast<double>(x.gpus_stranded);
     cpu += x.cpu_allocated_frac;
     mem += x.mem_allocated_frac;
     ++n;
+    const double free_milli = static_cast<double>(s->capacity_gpus) * 1000.0 -
+                              std::round(x.gpus_allocated * 1000.0);
+    if (!std::isnan(x.frag_gpu_milli) && free_milli > 0) {
+      frag += 100.0 * x.frag_gpu_milli / free_milli;
+      ++frag_n;
+    }
   }
+  if (frag_n > 0) s->frag_mean_pct = frag / static_cast<double>(frag_n);
   s->stranded_gpu_h = stranded * interval.seconds() / 3600.0;
   s->cpu_alloc_pct = n > 0 ? 100.0 * cpu / static_cast<double>(n) : 0;
   s->mem_alloc_pct = n > 0 ? 100.0 * mem / static_cast<double>(n) : 0;

@@ -23,6 +23,7 @@ Status ComposedScheduler::Pass(PassContext& ctx) {
   const bool blocking = queue_->blocking();
   Status error;
   started_.clear();
+  placement_->BeginPass(ctx);
   queue_->Visit(ctx.now(), [&](JobIndex j) {
     const Job& job = w.jobs[j];
     const ModelMask mask = ctx.mask(j);

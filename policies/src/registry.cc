@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "utilsim/policies/backfill.h"
+#include "utilsim/policies/colocate.h"
 #include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/fgd.h"
 #include "utilsim/policies/framework.h"
@@ -172,6 +173,11 @@ PolicyRegistry BuiltinPolicies() {
                   "Fragmentation Gradient Descent (Weng et al., ATC'23): least growth of "
                   "fragmentation for the workload's task classes"},
                  [] { return MakeFgd(TaskClassDist{}); });
+  r.AddPlacement({"colocate", "", "1",
+                  "utilization-aware co-location: a fractional job joins a shared GPU while "
+                  "summed solo utilization <= 1.0 and GPU memory fit, else best fit "
+                  "(docs/sharing.md)"},
+                 [] { return MakeColocate(); });
   r.AddSeededPlacement(
       {"random", "", "2", "uniform choice among feasible nodes, drawn from the run's --seed"},
       [](uint64_t seed) { return MakeRandomPlacement(seed); });

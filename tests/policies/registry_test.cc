@@ -17,6 +17,7 @@ TEST(Registry, BuiltinsListedWithVersions) {
     EXPECT_FALSE(p.description.empty()) << p.name;
   }
   const std::vector<std::string> expect = {"placement:best-fit@1",
+                                           "placement:colocate@1",
                                            "placement:epvm@1",
                                            "placement:fgd@1",
                                            "placement:first-fit@1",

@@ -81,8 +81,8 @@ TEST(CsvExportTest, WritesThreeTablesWithHeaders) {
                          "run_id,time_s,gpus_allocated,gpus_busy,queued,running,"
                          "cpu_allocated_frac,mem_allocated_frac,gpus_free_whole,gpus_stranded,"
                          "idle_unattributed_gpus,idle_input_gpus,idle_communication_gpus,"
-                         "idle_fixed_gpus,idle_sharing_gpus,idle_storage_gpus",
-                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1,0,0.75,0.5,0,0,0"}));
+                         "idle_fixed_gpus,idle_sharing_gpus,idle_storage_gpus,frag_gpu_milli",
+                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1,0,0.75,0.5,0,0,0,"}));
 
   std::vector<std::string> jobs = Lines(testutil::ReadFile(dir + "/jobs.csv"));
   ASSERT_EQ(jobs.size(), 3u);

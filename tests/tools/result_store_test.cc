@@ -250,7 +250,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   std::string path = testutil::TempDir() + "/r.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   EXPECT_EQ(Query(path, "SELECT key || '=' || value FROM meta ORDER BY key"),
-            (std::vector<std::string>{"created_by=utilsim", "schema_version=2",
+            (std::vector<std::string>{"created_by=utilsim", "schema_version=3",
                                       "utilsim_version=0.1.0"}));
   EXPECT_EQ(Query(path, "PRAGMA page_size"), std::vector<std::string>{"4096"});
   EXPECT_EQ(Query(path, "SELECT name FROM pragma_table_info('samples')"),
@@ -259,7 +259,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
                                       "gpus_free_whole", "gpus_stranded", "idle_unattributed_gpus",
                                       "idle_input_gpus", "idle_communication_gpus",
                                       "idle_fixed_gpus", "idle_sharing_gpus",
-                                      "idle_storage_gpus"}));
+                                      "idle_storage_gpus", "frag_gpu_milli"}));
   std::vector<std::string> jobs_cols = Query(path, "SELECT name FROM pragma_table_info('jobs')");
   ASSERT_EQ(jobs_cols.size(), 25u);
   EXPECT_EQ(jobs_cols[0], "run_id");
@@ -336,8 +336,8 @@ TEST(ResultStoreTest, ReadRejectsOtherFiles) {
 
   std::string path = dir + "/v2.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
-  Query(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
-  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 3, expected 2");
+  Query(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 3");
   Query(path, "UPDATE meta SET value = 'other' WHERE key = 'created_by'");
   EXPECT_EQ(ReadResults(path).status().message(), path + ": not a utilsim results database");
 }

@@ -1,6 +1,7 @@
 #include "utilsim/tools/cli.h"
 
 #include "commands.h"
+#include "plan_cmd.h"
 
 #include <unistd.h>
 
@@ -19,6 +20,8 @@
 #include "utilsim/tools/formats.h"
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/inspect.h"
+#include "utilsim/tools/progress.h"
+#include "utilsim/tools/report.h"
 #include "utilsim/traces/canonical.h"
 #include "utilsim/tools/result_store.h"
 #include "utilsim/tools/runner.h"
@@ -35,6 +38,7 @@ struct Options {
   std::string profiles;
   std::string out;
   std::string csv_dir;
+  std::string report;  // compare --report: the HTML report to write
 };
 
 // Fails early, before a long run, if `path` could not be written.
@@ -134,6 +138,21 @@ void AddInputOptions(CLI::App* cmd, Options& o,
                   "scaled by what the job gets; input added to or pipelined with compute). "
                   "docs/model.md")
       ->capture_default_str();
+  cmd->add_option("--sharing", o.run.sharing,
+                  "GPU sharing for fractional (milli-GPU) requests: fractional (shares as asked, "
+                  "no interference), exclusive (every fractional request rounded up to a whole "
+                  "GPU), timeslice or mps (shares as asked; jobs on one GPU slow each other by "
+                  "the interference model fitted on measured pairs). docs/sharing.md")
+      ->capture_default_str();
+  cmd->add_option("--mps-thread-pct", o.run.mps_thread_pct,
+                  "With --sharing mps: the MPS daemon's active-thread percentage per client, "
+                  "1..100")
+      ->capture_default_str();
+  cmd->add_option("--mig", o.run.mig,
+                  "MIG: right-size[:TOL] runs on the cluster's MIG layouts (node group key mig), "
+                  "each job on the smallest profile whose memory holds it and whose predicted "
+                  "speed is >= TOL (default 0.9) of a whole GPU; results are derived. "
+                  "docs/mig.md");
   cmd->add_option("--price", o.run.price_per_gpu_h,
                   "Price of one GPU-hour in USD, for the cost of idle allocated GPUs")
       ->capture_default_str();
@@ -155,6 +174,7 @@ void AddCoResourceOptions(CLI::App* cmd, Options& o) {
 Status Execute(Options& o, std::vector<std::string> policies, const std::string& baseline,
                const std::string& title) {
   if (Status s = CheckWritable(o.out, "--out"); !s.ok()) return s;
+  if (Status s = CheckWritable(o.report, "--report"); !s.ok()) return s;
   if (!o.csv_dir.empty() && !std::filesystem::is_directory(o.csv_dir))
     return Status::Error("--csv: " + o.csv_dir + ": not a directory");
   PolicyRegistry reg = BuiltinPolicies();
@@ -178,7 +198,12 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
   // Horizon is given relative to the first submission.
   if (o.run.horizon_s >= 0 && !in.value().workload.jobs.empty())
     o.run.horizon_s += in.value().workload.jobs.front().submit.seconds();
+  // A progress bar on stderr, only when it is a terminal (docs/planning.md).
+  auto bar = ProgressBar::ForStderr(title.substr(8, title.find(':') - 8));  // "utilsim run: x"
+  o.run.progress = bar ? bar->board() : nullptr;
   auto results = RunPolicies(in.value(), reg, policies, o.run);
+  bar.reset();
+  o.run.progress = nullptr;
   if (!results.ok()) return results.status();
   const auto& runs = results.value();
   std::cout << title << "\n"
@@ -206,6 +231,10 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
   if (!o.csv_dir.empty()) {
     if (Status s = ExportCsv(runs, o.csv_dir); !s.ok()) return s;
     std::cout << "CSV written to " << o.csv_dir << "/{runs,jobs,samples}.csv\n";
+  }
+  if (!o.report.empty()) {
+    if (Status s = WriteReport(runs, o.report); !s.ok()) return s;
+    std::cout << "Report written to " << o.report << " (HTML; docs/report.md)\n";
   }
   if (runs.size() > 1) {
     // Notes shared by every run (input warnings, attachment rules) once; the
@@ -326,6 +355,18 @@ int RunMain(int argc, char** argv) {
   cmp->add_option("--baseline", o.baseline,
                   "Policy the others are compared against (default: the first)");
   cmp->add_option("--threads", o.run.threads, "Parallel runs (default: one per core)");
+  cmp->add_option("--report", o.report,
+                  "Also write the HTML report (charts and tables; docs/report.md) to this file");
+
+  // utilsim report (docs/report.md).
+  CLI::App* rep = app.add_subcommand(
+      "report",
+      "Write a self-contained HTML report (charts and tables comparing the runs, one per "
+      "policy) of a results database; opens offline");
+  std::string rep_db, rep_out;
+  rep->add_option("results", rep_db, "Results database written by run, compare or demo --out")
+      ->required();
+  rep->add_option("-o,--out", rep_out, "HTML file to write; written atomically")->required();
 
   CLI::App* pol = app.add_subcommand("policies", "List queue and placement policies and profiles");
   pol->add_option("--profiles", o.profiles, "Also list the profiles of this YAML file");
@@ -389,6 +430,18 @@ int RunMain(int argc, char** argv) {
   demo->add_option("--seed", o.input.seed, "Seed of the synthetic workload")->capture_default_str();
   demo->add_option("--jobs", o.input.jobs, "Number of jobs (default 20000)");
 
+  // utilsim plan / diagnose (docs/planning.md, docs/diagnose.md; plan_cmd.cc).
+  CLI::App* plan = app.add_subcommand("plan", kPlanHelp);
+  AddInputOptions(plan, o, "Results database of each policy's chosen size (docs/results.md)");
+  AddCoResourceOptions(plan, o);
+  PlanCliOptions plan_opt;
+  AddPlanOptions(plan, plan_opt);
+  CLI::App* diag = app.add_subcommand("diagnose", kDiagnoseHelp);
+  AddInputOptions(diag, o, "With --trace: also write the run's results database");
+  AddCoResourceOptions(diag, o);
+  DiagnoseCliOptions diag_opt;
+  AddDiagnoseOptions(diag, diag_opt);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -427,6 +480,10 @@ int RunMain(int argc, char** argv) {
   } else if (*insp) {
     if (!insp_trace.empty()) o.input.trace = insp_trace;
     st = InspectCommand(o);
+  } else if (*plan || *diag) {
+    const SharedCliOptions shared{&o.input, &o.run, o.profiles, o.out, o.csv_dir,
+                                  (*plan ? plan : diag)->get_option("--trace")->count() > 0};
+    st = *plan ? PlanCommand(shared, plan_opt) : DiagnoseCommand(shared, diag_opt);
   } else if (*val) {
     o.run.seed = o.input.seed;
     st = ValidateCommand(o.input, o.run, val_policy, nodes_list, o.out);
@@ -448,6 +505,9 @@ int RunMain(int argc, char** argv) {
     }
   } else if (*conv) {
     st = ConvertCommand(o, cluster_out);
+  } else if (*rep) {
+    st = ReportFromDatabase(rep_db, rep_out);
+    if (st.ok()) std::cout << "Report written to " << rep_out << "\n";
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

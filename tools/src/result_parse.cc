@@ -157,6 +157,7 @@ Status ParseSampleRow(const std::vector<Cell>& row, Sample* s) {
   s->gpus_free_whole = r.Int();
   s->gpus_stranded = r.Int();
   for (double& v : s->gpus_idle) v = r.Real();
+  s->frag_gpu_milli = r.Real();
   return r.status();
 }
 

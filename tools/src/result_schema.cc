@@ -52,6 +52,7 @@ const std::vector<SummaryField>& SummaryFields() {
       Real("stranded_gpu_h", &Summary::stranded_gpu_h),
       Real("cpu_alloc_pct", &Summary::cpu_alloc_pct),
       Real("mem_alloc_pct", &Summary::mem_alloc_pct),
+      Real("frag_mean_pct", &Summary::frag_mean_pct),
       Real("wait_mean_s", &Summary::wait_mean_s),
       Real("wait_p50_s", &Summary::wait_p50_s),
       Real("wait_p95_s", &Summary::wait_p95_s),
@@ -142,6 +143,7 @@ const Table& SamplesTable() {
     for (size_t c = 0; c < kCauses; ++c)
       t.columns.push_back(
           {std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpus", T::kReal});
+    t.columns.push_back({"frag_gpu_milli", T::kReal});
     return t;
   }();
   return kTable;
@@ -207,6 +209,7 @@ void SampleRow(int64_t run_id, const Sample& s, std::vector<Cell>* row) {
           Cell::Int(s.gpus_free_whole),
           Cell::Int(s.gpus_stranded)};
   for (double v : s.gpus_idle) row->push_back(Cell::Real(v));
+  row->push_back(Cell::Real(s.frag_gpu_milli));  // NaN is written as NULL
 }
 
 }  // namespace utilsim::results

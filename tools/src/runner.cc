@@ -1,18 +1,34 @@
 #include "utilsim/tools/runner.h"
 
+#include <algorithm>
 #include <atomic>
+#include <exception>
 #include <optional>
 #include <thread>
 
+#include "utilsim/engine/sharing_progress.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stall_model.h"
 #include "utilsim/policies/coresource.h"
+#include "utilsim/policies/fgd.h"
+#include "utilsim/tools/mig_run.h"
+#include "utilsim/tools/progress.h"
+#include "utilsim/tools/sharing.h"
 
 namespace utilsim::tools {
 
 Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistry& reg,
                                            const std::vector<std::string>& policies,
                                            const RunSettings& settings) {
+  return RunPoliciesOn(in, in.cluster, reg, policies, settings);
+}
+
+Result<std::vector<RunResult>> RunPoliciesOn(const Inputs& in, const ClusterSpec& cluster,
+                                             const PolicyRegistry& reg,
+                                             const std::vector<std::string>& policies,
+                                             const RunSettings& settings) {
+  // MIG (docs/mig.md): expand, right-size, wrap; it comes back here.
+  if (!settings.mig.empty()) return RunPoliciesMig(in, cluster, reg, policies, settings);
   // Co-resource allocation (docs/policies.md): every policy's placement
   // decorated with the GPU reservation, every scheduler with the CPU mode.
   auto cpu_alloc = ParseCpuAlloc(settings.cpu_alloc);
@@ -24,7 +40,7 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
   if (!settings.gpu_reserve.empty()) {
     auto g = ParseGpuReservation(settings.gpu_reserve);
     if (!g.ok()) return Status::Error("--gpu-reserve: " + g.status().message());
-    if (Status s = ValidateGpuReservation(in.cluster, g.value()); !s.ok())
+    if (Status s = ValidateGpuReservation(cluster, g.value()); !s.ok())
       return Status::Error("--gpu-reserve: " + s.message());
     auto d = DecoratePlacements(reg, [r = g.value()](std::unique_ptr<PlacementPolicy> p) {
       return MakeGpuReservation(std::move(p), r.cpu_milli_per_gpu, r.mem_bytes_per_gpu);
@@ -77,6 +93,43 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
                          settings.model + "'");
   }
   cfg.progress = model.get();
+  // GPU sharing (docs/sharing.md): exclusive rounds fractional requests up
+  // (a workload transform, noted in the run); timeslice / mps wrap the
+  // progress model; fractional leaves everything as it was.
+  auto sharing = ParseSharingMode(settings.sharing, settings.mps_thread_pct);
+  if (!sharing.ok()) return sharing.status();
+  const Workload* workload = &in.workload;
+  Workload rounded;
+  std::string sharing_note;
+  if (sharing.value() == SharingMode::kExclusive) {
+    rounded = in.workload;
+    const int64_t k = RoundUpFractional(&rounded);
+    workload = &rounded;
+    sharing_note = "sharing exclusive: " + std::to_string(k) +
+                   " fractional GPU requests rounded up to whole GPUs (busy share scaled by "
+                   "milli/1000: same useful work)";
+  }
+  const WholeGpuProgress whole(settings.comm_fraction);
+  std::unique_ptr<ProgressModel> shared;
+  if (sharing.value() == SharingMode::kTimeSlice || sharing.value() == SharingMode::kMps) {
+    shared = std::make_unique<SharedGpuProgress>(
+        model ? model.get() : &whole, SharingConfigOf(sharing.value(), settings.mps_thread_pct));
+    cfg.progress = shared.get();
+  }
+  std::shared_ptr<ProgressModel> wrapped;  // RunSettings::wrap_progress (MIG)
+  if (settings.wrap_progress) {
+    wrapped = settings.wrap_progress(cfg.progress ? cfg.progress : &whole);
+    cfg.progress = wrapped.get();
+  }
+  // Fragmentation per sample (FGD measure over the input workload's task
+  // shapes, the same for every sharing mode), when some request is
+  // fractional: otherwise NULL.
+  std::shared_ptr<const FragmentationMeter> meter;
+  if (std::any_of(in.workload.jobs.begin(), in.workload.jobs.end(),
+                  [](const Job& j) { return j.task.fractional(); })) {
+    if (auto st = ClusterState::Build(cluster); st.ok())
+      meter = std::make_shared<const FragmentationMeter>(TaskClassesOf(in.workload), st.value());
+  }
   cfg.seed = settings.seed;
   cfg.price_per_gpu_h = settings.price_per_gpu_h;
   cfg.input_digest = in.digest;
@@ -87,14 +140,37 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
   const size_t threads =
       std::min<size_t>(policies.size(), settings.threads > 0 ? settings.threads : hw);
   std::atomic<size_t> next{0};
+  // Progress and observer hooks (RunSettings): each run gets its own config
+  // copy with its board slot; an exception from the observer ends that run.
+  size_t slot0 = 0;
+  if (settings.progress)
+    slot0 = settings.progress->AddRuns(policies.size(), EstimateSpan(in.workload, cfg.horizon));
+  const bool hooked = settings.progress != nullptr || static_cast<bool>(settings.observer);
+  std::vector<std::exception_ptr> thrown(policies.size());
   auto worker = [&] {
-    for (size_t i; (i = next++) < policies.size();)
-      out[i] = Simulate(in.cluster, in.workload, *scheds[i], cfg);
+    for (size_t i; (i = next++) < policies.size();) {
+      SimConfig c = cfg;
+      if (meter) c.fragmentation = MakeFragmentationSampler(meter);
+      if (!hooked) {
+        out[i] = Simulate(cluster, *workload, *scheds[i], c);
+        continue;
+      }
+      c.observer = settings.observer;
+      if (settings.progress) c.observer = settings.progress->Observer(slot0 + i, c.observer);
+      try {
+        out[i] = Simulate(cluster, *workload, *scheds[i], c);
+      } catch (...) {
+        thrown[i] = std::current_exception();
+      }
+      if (settings.progress) settings.progress->Done(slot0 + i);
+    }
   };
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  for (const auto& e : thrown)
+    if (e) std::rethrow_exception(e);
 
   std::vector<RunResult> results;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -103,6 +179,7 @@ Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistr
     results.push_back(std::move(out[i]).value());
     for (const auto& n : in.notes) results.back().meta.notes += n + "; ";
     if (!co_note.empty()) results.back().meta.notes += "co-resource: " + co_note + "; ";
+    if (!sharing_note.empty()) results.back().meta.notes += sharing_note + "; ";
   }
   return results;
 }

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "utilsim/engine/rng.h"
+
 namespace utilsim {
 namespace {
 
@@ -190,15 +192,6 @@ Result<std::vector<size_t>> Columns(const SmallCsv& c, const std::vector<std::st
     out.push_back(i.value());
   }
   return out;
-}
-
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 bool HeldOut(std::string_view key, double fraction) {

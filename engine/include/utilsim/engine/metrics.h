@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,9 @@ struct Sample {
   // Allocated GPUs idle now, by cause (IdleCause order); they sum to
   // gpus_allocated - gpus_busy up to rounding.
   std::array<double, static_cast<size_t>(IdleCause::kCount)> gpus_idle{};
+  // Fragmentation of the free GPU share now, milli-GPU (SimConfig::
+  // fragmentation, e.g. the FGD measure); NaN when not computed.
+  double frag_gpu_milli = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct Summary {
@@ -94,6 +98,9 @@ struct Summary {
   double stranded_gpu_h = 0;  // gpus_stranded over the window, GPU-hours
   double cpu_alloc_pct = 0;   // mean CPU allocated, % of the cluster's CPU
   double mem_alloc_pct = 0;   // mean memory allocated, % of the cluster's memory
+  // Mean over the window's samples of frag_gpu_milli / free GPU share x 100
+  // (samples with no free GPU share left out); NaN when not computed.
+  double frag_mean_pct = std::numeric_limits<double>::quiet_NaN();
   double wait_mean_s = 0, wait_p50_s = 0, wait_p95_s = 0, wait_p99_s = 0, wait_max_s = 0;
   double jct_mean_s = 0, jct_p50_s = 0, jct_p95_s = 0;
   // Bounded slowdown: max(1, JCT / max(runtime, 10 s)).

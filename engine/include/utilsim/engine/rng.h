@@ -13,12 +13,16 @@
 
 namespace utilsim {
 
+// FNV-1a 64-bit: a fixed, documented hash, so names map to the same value on
+// every platform (std::hash is implementation-defined).
+uint64_t Fnv1a(std::string_view s);
+
 class Rng {
  public:
   Rng(uint64_t seed, uint64_t run, std::string_view stream_name);
 
-  uint64_t NextU64();                 // xoshiro256**
-  double Uniform01();                 // [0, 1), 53 random bits
+  uint64_t NextU64();  // xoshiro256**
+  double Uniform01();  // [0, 1), 53 random bits
   double Uniform(double lo, double hi);
   int64_t UniformInt(int64_t lo, int64_t hi);  // inclusive bounds, unbiased
   double Exponential(double mean);

@@ -46,6 +46,12 @@ struct SimConfig {
   // "sample"). For golden
   // event logs in tests; nullptr = none.
   std::function<void(Micros time, const char* what, JobIndex job)> observer;
+  // Fragmentation of the cluster at each sample, in milli-GPU (the tools set
+  // the FGD measure, policies/fgd.h, over the workload's task shapes): fills
+  // Sample::frag_gpu_milli and Summary::frag_mean_pct. Empty = not computed
+  // (NaN). Called once per sample, in order, on the simulation's thread; it
+  // may keep state (one hook per simulation).
+  std::function<double(const ClusterState&)> fragmentation;
   std::string workload_source;  // copied into RunMeta
   std::string input_digest;     // copied into RunMeta
 };

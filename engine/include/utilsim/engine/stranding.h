@@ -7,6 +7,8 @@
 // if every GPU task of the workload asks for 4 cores per task.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,7 +25,15 @@ class StrandingTest {
 
   // True when some GPU task of the workload needing at most `whole_free`
   // GPUs fits in `free_cpu` milli-cores and `free_mem` bytes. O(log S).
-  bool Hosts(int32_t whole_free, int64_t free_cpu, int64_t free_mem) const;
+  bool Hosts(int32_t whole_free, int64_t free_cpu, int64_t free_mem) const {
+    if (whole_free <= 0 || frontier_.empty()) return false;
+    const size_t g = std::min(static_cast<size_t>(whole_free), frontier_.size() - 1);
+    const std::vector<Point>& f = frontier_[g];
+    if (f.empty()) return false;
+    // Most nodes have CPU to spare: the point of most CPU has the least memory.
+    if (free_cpu >= f.back().cpu) return free_mem >= f.back().mem;
+    return HostsSlow(f, free_cpu, free_mem);
+  }
   // True when the workload has no GPU task (then no GPU counts as stranded).
   bool empty() const { return frontier_.empty(); }
 
@@ -33,6 +43,7 @@ class StrandingTest {
   struct Point {
     int64_t cpu, mem;
   };
+  static bool HostsSlow(const std::vector<Point>& f, int64_t free_cpu, int64_t free_mem);
   std::vector<std::vector<Point>> frontier_;
 };
 

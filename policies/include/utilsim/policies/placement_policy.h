@@ -23,6 +23,10 @@ class PlacementPolicy {
   // Called once before a run with the whole workload (policies that need
   // workload statistics, such as FGD's task-class popularity). Default: none.
   virtual void Init(const Workload& /*w*/) {}
+  // Called by the composed scheduler at the start of each pass, before any
+  // Place, for policies that look at the running jobs (colocate). It must
+  // not start, stop or allocate anything. Default: nothing.
+  virtual void BeginPass(PassContext& /*ctx*/) {}
   // A placement for every task of `job`, or nullopt if it cannot start now.
   virtual std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) = 0;
 };

@@ -2,6 +2,8 @@
 // thread, with identical inputs and seed.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,8 @@
 #include "utilsim/tools/inputs.h"
 
 namespace utilsim::tools {
+
+class ProgressBoard;  // utilsim/tools/progress.h
 
 struct RunSettings {
   double sample_interval_s = 300;
@@ -24,6 +28,13 @@ struct RunSettings {
   // Progress model: "whole-gpu", "stall-serial" or "stall-overlapped"
   // (docs/model.md).
   std::string model = "whole-gpu";
+  // GPU sharing (docs/sharing.md): "fractional" (milli shares, no
+  // interference: the default), "exclusive" (fractional requests rounded up
+  // to whole GPUs, noted in the run), "timeslice" or "mps" (milli shares,
+  // the progress model wrapped in SharedGpuProgress). mps_thread_pct: the
+  // MPS daemon's active-thread percentage, (0, 100].
+  std::string sharing = "fractional";
+  double mps_thread_pct = 100;
   uint64_t seed = 1;
   int threads = 0;  // 0 = hardware concurrency
   // Co-resource allocation applied to every policy (docs/policies.md):
@@ -32,6 +43,21 @@ struct RunSettings {
   // "" = none).
   std::string cpu_alloc = "request";
   std::string gpu_reserve;
+  // C++ hooks, not options (plan, progress; utilsim/tools/progress.h).
+  // `progress`: each run reports its events and simulated time to this board
+  // (not owned; null = none). `observer`: called for every event of every run
+  // after the progress observer, shared by runs on parallel threads; it may
+  // throw to abandon the runs: RunPolicies rethrows the first exception after
+  // every thread has ended.
+  ProgressBoard* progress = nullptr;
+  std::function<void(Micros, const char*, JobIndex)> observer;
+  // MIG (docs/mig.md): "right-size[:TOL]" runs on the cluster's MIG layouts
+  // with right-sized jobs (RunPoliciesMig, tools/mig_run.h); "" = MIG layouts
+  // ignored (whole GPUs). `wrap_progress` (C++ hook, set by RunPoliciesMig):
+  // wraps the run's progress model (after sharing); the result must not
+  // outlive the runs.
+  std::string mig;
+  std::function<std::shared_ptr<ProgressModel>(const ProgressModel* inner)> wrap_progress;
 };
 
 // Runs every policy name (registry forms) on `in`; results in the order of
@@ -40,5 +66,12 @@ struct RunSettings {
 Result<std::vector<RunResult>> RunPolicies(const Inputs& in, const PolicyRegistry& reg,
                                            const std::vector<std::string>& policies,
                                            const RunSettings& settings);
+
+// RunPolicies on `cluster` instead of in.cluster (capacity planning: the same
+// workload on scaled clusters).
+Result<std::vector<RunResult>> RunPoliciesOn(const Inputs& in, const ClusterSpec& cluster,
+                                             const PolicyRegistry& reg,
+                                             const std::vector<std::string>& policies,
+                                             const RunSettings& settings);
 
 }  // namespace utilsim::tools

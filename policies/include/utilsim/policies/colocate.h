@@ -1,0 +1,40 @@
+// Utilization-aware co-location (Gandiva / AntMan / Lucid style; issue 6,
+// docs/sharing.md): a fractional task joins a GPU that other jobs already
+// share when the summed solo utilization of its co-runners and its own stays
+// at most a threshold and their GPU memory fits.
+//
+// Per GPU the policy keeps load = sum of SoloGpuUtil (engine/
+// sharing_progress.h: util x milli / 1000) and the summed gpu_mem_bytes of
+// the fractional jobs on it, rebuilt from the running jobs at every
+// scheduling pass (PlacementPolicy::BeginPass) and raised by each placement
+// it returns during the pass (the composed scheduler starts it at once).
+//
+// A fractional task (one GPU, gpu_milli < 1000) goes to the GPU, among those
+// with enough free share where load + own <= threshold (always allowed on a
+// whole-free GPU) and, when both the node's GPU memory and the task's
+// gpu_mem_bytes are known, summed GPU memory <= the GPU's memory:
+//  1. an already-shared GPU (free share < 1000) with the highest load
+//     (ties: least free share, then lowest node, then lowest GPU index);
+//  2. else best fit: a whole-free GPU on the node with the fewest
+//     whole-free GPUs (ties: lowest node, lowest GPU);
+// none: the job waits. Whole-GPU and CPU-only tasks and gangs: best fit
+// (MakeBestFit). Cost: O(nodes x GPUs) per fractional task.
+//
+// Under schedulers that do not call BeginPass (the backfilling and batch
+// schedulers) the loads are those of the last composed pass: use colocate
+// with a queue policy (fifo, fifo-skip, sjf, priority).
+// PolicyId {"colocate", "1"}; the registry's "colocate" has threshold 1.0.
+#pragma once
+
+#include <memory>
+
+#include "utilsim/policies/placement_policy.h"
+
+namespace utilsim {
+
+inline constexpr double kDefaultColocateThreshold = 1.0;
+
+// threshold > 0: the most summed solo GPU utilization of one shared GPU.
+std::unique_ptr<PlacementPolicy> MakeColocate(double threshold = kDefaultColocateThreshold);
+
+}  // namespace utilsim

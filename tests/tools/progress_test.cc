@@ -1,0 +1,139 @@
+// The progress bar: formatting, the board's arithmetic, the runner hook, and
+// that nothing is printed when stderr is not a terminal.
+#include "utilsim/tools/progress.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "testutil/testutil.h"
+#include "utilsim/tools/inputs.h"
+#include "utilsim/tools/runner.h"
+
+namespace utilsim::tools {
+namespace {
+
+TEST(ProgressFormat, FakeTick) {
+  ProgressTick t;
+  t.label = "compare";
+  t.fraction = 0.25;
+  t.events = 1'200'000;
+  t.elapsed_s = 10;
+  t.runs_done = 1;
+  t.runs = 3;
+  // 120k ev/s; ETA = 10 x 0.75 / 0.25 = 30 s; bar 40 cells, 10 full.
+  EXPECT_EQ(FormatProgress(t, 120),
+            "compare [##########..............................]   25.0%  1/3 runs  1.2M ev  "
+            "120.0k ev/s  ETA 0:30");
+  // Narrow terminals drop the bar, then cut the line.
+  EXPECT_EQ(FormatProgress(t, 60), "compare   25.0%  1/3 runs  1.2M ev  120.0k ev/s  ETA 0:30");
+  EXPECT_EQ(FormatProgress(t, 30).size(), 30u);
+  // No ETA before any progress; hours past an hour; one run shows no run count.
+  t.fraction = 0;
+  t.runs = 1;
+  EXPECT_EQ(FormatProgress(t, 60), "compare    0.0%  1.2M ev  120.0k ev/s  ETA --:--");
+  t.fraction = 0.5;
+  t.elapsed_s = 4000;
+  t.events = 500;
+  // 13 cells are left for the bar at width 60 without the run count.
+  EXPECT_EQ(FormatProgress(t, 60), "compare [######.......]   50.0%  500 ev  0 ev/s  ETA 1:06:40");
+}
+
+TEST(ProgressBoard, FractionsEventsAndDone) {
+  ProgressBoard b;
+  const size_t first = b.AddRuns(2, {Micros(0), Seconds(100)});
+  EXPECT_EQ(first, 0u);
+  b.ExpectRuns(4);  // two more announced
+  auto o0 = b.Observer(0, nullptr);
+  int inner_calls = 0;
+  auto o1 = b.Observer(1, [&](Micros, const char*, JobIndex) { ++inner_calls; });
+  o0(Seconds(50), "arrival", 0);
+  o0(Seconds(50), "start", 0);
+  o1(Seconds(10), "arrival", 1);
+  ProgressTick t = b.Snapshot("x", 2.0);
+  EXPECT_EQ(t.events, 3);
+  EXPECT_EQ(inner_calls, 1);
+  EXPECT_EQ(t.runs, 4u);
+  EXPECT_EQ(t.runs_done, 0u);
+  EXPECT_DOUBLE_EQ(t.fraction, (0.5 + 0.1) / 4);
+  // Past the estimated end a running run stays below 1; done counts 1.
+  o1(Seconds(500), "finish", 1);
+  b.Done(0);
+  t = b.Snapshot("x", 2.0);
+  EXPECT_EQ(t.runs_done, 1u);
+  EXPECT_DOUBLE_EQ(t.fraction, (1 + 0.99) / 4);
+}
+
+TEST(ProgressBar, NoBarWhenNotATerminal) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  EXPECT_EQ(ProgressBar::ForTerminal(fds[1], "run"), nullptr);
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  EXPECT_EQ(ProgressBar::ForTerminal(null_fd, "run"), nullptr);
+  ::close(null_fd);
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+TEST(ProgressBar, DrawsAndErasesItsLine) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  {
+    ProgressBar bar(fds[1], "plan", 5);
+    bar.board()->AddRuns(1, {Micros(0), Seconds(10)});
+    ::usleep(60'000);
+    bar.Stop();
+  }
+  ::close(fds[1]);
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, n);
+  ::close(fds[0]);
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(got.rfind("\rplan ", 0), 0u) << got;
+  EXPECT_NE(got.find("0.0%"), std::string::npos) << got;
+  EXPECT_EQ(got.substr(got.size() - 4), "\r\033[K");  // the line is erased at the end
+}
+
+TEST(ProgressRunner, RunsReportToTheBoard) {
+  InputOptions io;
+  io.trace = "builtin:demo";
+  io.jobs = 300;
+  auto in = LoadInputs(io);
+  ASSERT_TRUE(in.ok()) << in.status().message();
+  ProgressBoard board;
+  RunSettings s;
+  s.progress = &board;
+  int64_t seen = 0;
+  s.observer = [&](Micros, const char*, JobIndex) { ++seen; };
+  s.threads = 1;
+  auto r = RunPolicies(in.value(), BuiltinPolicies(), {"first-fit", "best-fit"}, s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const ProgressTick t = board.Snapshot("run", 1.0);
+  EXPECT_EQ(t.runs, 2u);
+  EXPECT_EQ(t.runs_done, 2u);
+  EXPECT_DOUBLE_EQ(t.fraction, 1.0);
+  EXPECT_EQ(t.events, seen);
+  // Every job arrives and starts at least once in each run.
+  EXPECT_GE(t.events, 2 * 2 * 300);
+  // The hooks change nothing in the results.
+  auto plain = RunPolicies(in.value(), BuiltinPolicies(), {"first-fit", "best-fit"}, RunSettings{});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain.value()[1].summary.wait_p95_s, r.value()[1].summary.wait_p95_s);
+  EXPECT_EQ(plain.value()[1].summary.events, r.value()[1].summary.events);
+}
+
+TEST(ProgressCli, NothingExtraWhenStderrIsNotATerminal) {
+  // RunCli captures stdout and stderr through a pipe: not a terminal.
+  std::string out;
+  ASSERT_EQ(testutil::RunCli("run --trace builtin:demo --jobs 200 --policy best-fit", &out), 0)
+      << out;
+  EXPECT_EQ(out.find('\r'), std::string::npos);
+  EXPECT_EQ(out.find("ev/s"), std::string::npos);
+  EXPECT_EQ(out.rfind("utilsim run: best-fit\n", 0), 0u) << out;
+}
+
+}  // namespace
+}  // namespace utilsim::tools

@@ -1,0 +1,54 @@
+// `utilsim plan` and `utilsim diagnose` behind the CLI (private to the tools
+// module): their own options, registered by cli.cc next to the shared input
+// options, and the commands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "utilsim/engine/status.h"
+#include "utilsim/tools/diagnose.h"
+#include "utilsim/tools/inputs.h"
+#include "utilsim/tools/runner.h"
+
+namespace CLI {
+class App;
+}
+
+namespace utilsim::tools {
+
+// What cli.cc's shared options hold, passed through.
+struct SharedCliOptions {
+  const InputOptions* input = nullptr;
+  const RunSettings* run = nullptr;
+  std::string profiles, out, csv_dir;
+  bool trace_given = false;  // --trace was on the command line
+};
+
+struct PlanCliOptions {
+  std::vector<std::string> policies = {"best-fit"};
+  std::vector<std::string> targets;
+  std::string step = "0.05";
+  double max_scale = 2.0;
+  int ladder = 8, refine = 3, threads = 0;
+  bool json = false;
+};
+
+struct DiagnoseCliOptions {
+  std::string results;  // positional RESULTS.db
+  std::string policy = "auto";
+  DiagnoseThresholds thresholds;
+  bool json = false;
+};
+
+// Adds the command's own options (the input options come from cli.cc) and a
+// help footer with examples.
+void AddPlanOptions(CLI::App* cmd, PlanCliOptions& o);
+void AddDiagnoseOptions(CLI::App* cmd, DiagnoseCliOptions& o);
+extern const char* const kPlanHelp;
+extern const char* const kDiagnoseHelp;
+
+Status PlanCommand(const SharedCliOptions& shared, const PlanCliOptions& o);
+Status DiagnoseCommand(const SharedCliOptions& shared, const DiagnoseCliOptions& o);
+
+}  // namespace utilsim::tools
