@@ -10,7 +10,7 @@ PKGS=(
   libcli11-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
-  nodejs chromium fonts-dejavu-core
+  nodejs chromium fonts-dejavu-core time
 )
 
 missing=()

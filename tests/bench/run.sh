@@ -34,6 +34,22 @@ for model in whole-gpu stall-overlapped; do
   run "core, 1M jobs, 10k GPUs, best-fit, shared storage, --model $model" $PIN "$BUILD/tests/bench/bench_core" --policy best-fit --model "$model" --shared-storage 1 --out "$TMP/core.db"
 done
 
+# Wall time and peak memory of a whole command (GNU time).
+timed() {  # label, command...
+  local label=$1; shift
+  echo "bench: $label: $*" >&2
+  /usr/bin/time -f "%e %M" -o "$TMP/time" "$@" > /dev/null
+  local wall rss
+  read -r wall rss < "$TMP/time"
+  echo "bench: $label: wall_s=$wall peak_rss_mib=$((rss / 1024))" >&2
+  printf '| %s | `%s` | wall_s=%s peak_rss_mib=%s |\n' "$label" "$*" "$wall" "$((rss / 1024))" >> "$TMP/rows"
+}
+# The HTML report of a 1M-job results file (the last core run's), and a
+# capacity plan of the demo workload (candidate sizes on both cores).
+timed "report, 1M-job results file" $PIN "$BUILD/tools/utilsim" report "$TMP/core.db" -o "$TMP/report.html"
+timed "plan, demo workload, 2 policies, p95-wait<=1h" "$BUILD/tools/utilsim" plan --trace builtin:demo \
+  --policies fifo-skip+best-fit,fifo-skip+worst-fit --target 'p95-wait<=1h'
+
 TRACES=${UTILSIM_TRACES:-$ROOT/../shared/traces}
 if [ -d "$TRACES" ]; then
   while IFS= read -r line; do

@@ -1,0 +1,162 @@
+// `--mig right-size[:TOL]` through the CLI (mig_run.h): runs on the MIG
+// fixtures, notes say the results are derived, ComputeMigUsage checked by
+// hand on a tiny case, and the errors for bad values and clusters without
+// MIG.
+#include "utilsim/tools/mig_run.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "testutil/testutil.h"
+#include "utilsim/tools/inputs.h"
+#include "utilsim/tools/result_store.h"
+
+namespace utilsim::tools {
+namespace {
+
+using testutil::Fixture;
+using testutil::RunCli;
+
+bool Has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
+
+std::string Args(const std::string& cluster) {
+  return "run --trace " + Fixture("mig/jobs.csv") + " --cluster " + Fixture("mig/" + cluster) +
+         " --policy fifo-skip+first-fit";
+}
+
+ClusterSpec LoadCluster(const std::string& name) {
+  InputOptions o;
+  o.trace = Fixture("mig/jobs.csv");
+  o.cluster = Fixture("mig/" + name);
+  auto in = LoadInputs(o);
+  EXPECT_TRUE(in.ok()) << in.status().message();
+  return in.ok() ? in.value().cluster : ClusterSpec{};
+}
+
+TEST(MigOption, Parses) {
+  auto p = ParseMigOption("right-size");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p.value().tolerance, 0.9);
+  p = ParseMigOption("right-size:0.5");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p.value().tolerance, 0.5);
+  EXPECT_EQ(ParseMigOption("right-size:1").value().tolerance, 1.0);
+  for (const char* bad : {"right-sized", "whole", "", "right-size:"}) {
+    auto b = ParseMigOption(bad);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_TRUE(Has(b.status().message(), "--mig: ")) << b.status().message();
+  }
+  EXPECT_EQ(ParseMigOption("rightsize").status().message(),
+            "--mig: expected right-size or right-size:TOL, got 'rightsize'");
+  EXPECT_EQ(ParseMigOption("right-size:0").status().message(),
+            "--mig: tolerance must be a number in (0, 1], got '0'");
+  EXPECT_EQ(ParseMigOption("right-size:1.5x").status().message(),
+            "--mig: tolerance must be a number in (0, 1], got '1.5x'");
+}
+
+// Tiny cluster (tests/fixtures/mig/tiny.yaml): one 7g and seven 1g.
+// Jobs (tests/fixtures/mig/jobs.csv), all submitted at 0, 1 GPU, 1 core:
+//   a 1000 s util 0.3, b 2000 s util 0.05, c 500 s util 0.1.
+// Speeds (w 0.41, u_sat 0.44): 1g capacity 1/7.41 = 0.134953;
+//   a demand 0.681818: 1g 0.197931; b demand 0.113636: 1g 1;
+//   c demand 0.227273: 1g 0.593792.
+// tol 0.5: a -> 7g (0.198 < 0.5), b -> 1g, c -> 1g; all start at 0.
+//   a 0..1000 on 7g; b 0..2000 on 1g (speed 1); c 0..500/0.593792 =
+//   842.045 s on 1g.
+TEST(MigRun, TinyCaseByHand) {
+  const std::string db = testutil::TempDir() + "/m.db";
+  std::string out;
+  ASSERT_EQ(RunCli(Args("tiny.yaml") + " --mig right-size:0.5 --out " + db, &out), 0) << out;
+  auto runs = ReadResults(db);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs.value().size(), 1u);
+  const RunResult& r = runs.value()[0];
+  EXPECT_TRUE(Has(r.meta.notes, "mig right-size tol=0.5 (derived")) << r.meta.notes;
+  EXPECT_TRUE(Has(r.meta.notes, "1g.10gb 2, 7g.80gb 1")) << r.meta.notes;
+  EXPECT_TRUE(Has(r.meta.notes, "each MIG instance counts as one GPU")) << r.meta.notes;
+  ASSERT_EQ(r.jobs.size(), 3u);
+  EXPECT_EQ(r.jobs[0].placement.rfind("h/7g.80gb-0:", 0), 0u) << r.jobs[0].placement;
+  EXPECT_EQ(r.jobs[1].placement.rfind("h/1g.10gb-0:", 0), 0u) << r.jobs[1].placement;
+  EXPECT_EQ(r.jobs[2].placement.rfind("h/1g.10gb-0:", 0), 0u) << r.jobs[2].placement;
+  EXPECT_EQ(r.jobs[0].finish.us, 1000'000'000);
+  EXPECT_EQ(r.jobs[1].finish.us, 2000'000'000);
+  EXPECT_NEAR(r.jobs[2].finish.seconds(), 842.045, 1e-3);
+  for (const JobRecord& j : r.jobs) EXPECT_EQ(j.start.us, 0) << j.name;
+
+  auto u = ComputeMigUsage(r, LoadCluster("tiny.yaml"), 2);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  const MigUsage& m = u.value();
+  // Span 0..2000 s; capacity 2 GPUs x 2000 s = 4000 GPU-s.
+  EXPECT_EQ(m.physical_gpus, 2);
+  EXPECT_DOUBLE_EQ(m.span_s, 2000);
+  // GPU-equivalents held: a 1000 x 7/7 + b 2000 x 1/7 + c 842.045 x 1/7 =
+  // 1406.006 GPU-s = 35.150% of 4000.
+  EXPECT_NEAR(m.gpu_alloc_h * 3600, 1406.006, 1e-2);
+  EXPECT_NEAR(m.alloc_pct, 35.150, 1e-2);
+  // Useful (full-GPU busy work): 0.3 x 1000 + 0.05 x 2000 + 0.1 x 500 = 450.
+  EXPECT_NEAR(m.useful_h * 3600, 450, 1e-2);
+  EXPECT_NEAR(m.effective_util_pct, 11.25, 1e-3);
+  // Slices: alloc 7 x 1000 + 2000 + 842.045 = 9842.045 slice-s; busy = held
+  // minus the recorded idle seconds: a 7 x (1000 - 700) = 2100, b 2000 -
+  // 1900 = 100, c 842.045 - 450 = 392.045: 2592.045 = 26.336%.
+  EXPECT_NEAR(m.slice_alloc_h * 3600, 9842.045, 1e-2);
+  EXPECT_NEAR(m.slice_busy_h * 3600, 2592.045, 1e-2);
+  EXPECT_NEAR(m.slice_busy_pct, 26.336, 1e-2);
+  // On instances below 7g: b (1.0) and c (842.045 / 500 = 1.68409).
+  EXPECT_EQ(m.small_jobs, 2);
+  EXPECT_NEAR(m.slowdown_small, 1.342045, 1e-5);
+}
+
+// Default tolerance 0.9: c (1g speed 0.594) goes to 7g and waits for a.
+TEST(MigRun, DefaultToleranceKeepsSlowJobsWhole) {
+  const std::string db = testutil::TempDir() + "/m.db";
+  std::string out;
+  ASSERT_EQ(RunCli(Args("tiny.yaml") + " --mig right-size --out " + db, &out), 0) << out;
+  auto runs = ReadResults(db);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const RunResult& r = runs.value()[0];
+  EXPECT_TRUE(Has(r.meta.notes, "mig right-size tol=0.9 (derived")) << r.meta.notes;
+  EXPECT_TRUE(Has(r.meta.notes, "1g.10gb 1, 7g.80gb 2")) << r.meta.notes;
+  EXPECT_EQ(r.jobs[2].start.us, 1000'000'000);
+  EXPECT_EQ(r.jobs[2].finish.us, 1500'000'000);
+  auto u = ComputeMigUsage(r, LoadCluster("tiny.yaml"), 2);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  // Held: 1000 + 2000/7 + 500 = 1785.714 of 4000 GPU-s; slices busy 7 x 300
+  // + 100 + 7 x 50 = 2550 of 7000 + 2000 + 3500 = 12500.
+  EXPECT_NEAR(u.value().alloc_pct, 44.643, 1e-3);
+  EXPECT_NEAR(u.value().slice_busy_pct, 20.4, 1e-3);
+  EXPECT_EQ(u.value().small_jobs, 1);
+  EXPECT_DOUBLE_EQ(u.value().slowdown_small, 1.0);
+}
+
+TEST(MigRun, FixtureClusterRuns) {
+  std::string out;
+  ASSERT_EQ(RunCli(Args("h100-mig.yaml") + " --mig right-size", &out), 0) << out;
+  // Without --mig the mig key is ignored: same run as the whole cluster's
+  // shape (64 x 8 GPUs).
+  std::string plain, whole;
+  ASSERT_EQ(RunCli(Args("h100-mig.yaml"), &plain), 0) << plain;
+  ASSERT_EQ(RunCli(Args("h100-whole.yaml"), &whole), 0) << whole;
+  EXPECT_FALSE(Has(plain, "right-size")) << plain;
+}
+
+TEST(MigRun, Errors) {
+  std::string out;
+  EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig whole", &out), 0);
+  EXPECT_TRUE(Has(out, "--mig: expected right-size or right-size:TOL, got 'whole'")) << out;
+  EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig right-size:2", &out), 0);
+  EXPECT_TRUE(Has(out, "--mig: tolerance must be a number in (0, 1], got '2'")) << out;
+  EXPECT_NE(RunCli(Args("h100-whole.yaml") + " --mig right-size", &out), 0);
+  EXPECT_TRUE(Has(out, "--mig: cluster 'h100-whole' declares no MIG layouts")) << out;
+}
+
+TEST(MigRun, HelpExplainsMig) {
+  std::string out;
+  ASSERT_EQ(RunCli("run --help", &out), 0);
+  EXPECT_TRUE(Has(out, "--mig")) << out;
+  EXPECT_TRUE(Has(out, "right-size[:TOL]")) << out;
+}
+
+}  // namespace
+}  // namespace utilsim::tools
