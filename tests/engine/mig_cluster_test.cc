@@ -150,8 +150,9 @@ TEST(ExpandMig, ErrorsNameGroupAndEntry) {
   v100.groups[0].gpu_model = "V100";
   r = ExpandMig(v100);
   ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(Has(r.status().message(),
-                  "cluster 'c', node group 'h': gpu_model 'V100' has no MIG profiles (MIG models: "))
+  EXPECT_TRUE(
+      Has(r.status().message(),
+          "cluster 'c', node group 'h': gpu_model 'V100' has no MIG profiles (MIG models: "))
       << r.status().message();
   ClusterSpec racks = H100({"7g.80gb"}, 2, 96000, 1024 * kGiB);
   racks.topology.nodes_per_rack = 2;
@@ -170,9 +171,8 @@ TEST(ExpandMig, ErrorsNameGroupAndEntry) {
 // 4 cores per slice, memory 448 GiB = 16 GiB per slice, so per instance:
 // 1g 4 cores / 16 GiB, 2g 8 / 32, 3g 12 / 48, 4g 16 / 64 (exact: 28 | both).
 ClusterSpec RightSizeCluster() {
-  auto r = ExpandMig(
-      H100({"7g.80gb", "4g.40gb,3g.40gb", "3g.40gb,2g.20gb,2g.20gb", k1g7}, 4, 112000,
-           448 * kGiB, 1));
+  auto r = ExpandMig(H100({"7g.80gb", "4g.40gb,3g.40gb", "3g.40gb,2g.20gb,2g.20gb", k1g7}, 4,
+                          112000, 448 * kGiB, 1));
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? r.value() : ClusterSpec{};
 }
@@ -285,12 +285,12 @@ TEST(RightSizeMig, ChoosesProfilesByHand) {
 
 TEST(RightSizeMig, ToleranceMovesTheChoice) {
   // util 0.3 (demand 0.6818): speeds 4g 0.792, 3g 0.668 (see above).
-  for (const auto& [tol, want] : std::vector<std::pair<double, std::string>>{
-           {0.9, "H100-80GB/7g.80gb"},
-           {0.75, "H100-80GB/4g.40gb"},
-           {0.6, "H100-80GB/3g.40gb"},
-           {0.35, "H100-80GB/2g.20gb"},
-           {0.19, "H100-80GB/1g.10gb"}}) {
+  for (const auto& [tol, want] :
+       std::vector<std::pair<double, std::string>>{{0.9, "H100-80GB/7g.80gb"},
+                                                   {0.75, "H100-80GB/4g.40gb"},
+                                                   {0.6, "H100-80GB/3g.40gb"},
+                                                   {0.35, "H100-80GB/2g.20gb"},
+                                                   {0.19, "H100-80GB/1g.10gb"}}) {
     Workload w;
     w.jobs.push_back(GpuJob("u30", 0.3f));
     RightSizeParams p;

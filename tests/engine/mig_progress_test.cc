@@ -47,10 +47,15 @@ class MigProgressTest : public ::testing::Test {
     c.name = "c";
     c.models.push_back(GpuModelSpec{"H100-80GB", 80 * kGiB, 1.0});
     c.models.push_back(GpuModelSpec{"A100-80GB", 80 * kGiB, 1.0});
-    c.groups.push_back(
-        NodeGroup{"h", 1, "H100-80GB", 3, 96000, 1024 * kGiB, 0,
-                  {"1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb",
-                   "3g.40gb,3g.40gb", "7g.80gb"}});
+    c.groups.push_back(NodeGroup{
+        "h",
+        1,
+        "H100-80GB",
+        3,
+        96000,
+        1024 * kGiB,
+        0,
+        {"1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb", "3g.40gb,3g.40gb", "7g.80gb"}});
     c.groups.push_back(NodeGroup{"a", 1, "A100-80GB", 1, 16000, 128 * kGiB, 0});
     auto x = ExpandMig(c);
     ASSERT_TRUE(x.ok()) << x.status().message();
@@ -61,8 +66,7 @@ class MigProgressTest : public ::testing::Test {
   }
   NodeIndex Node(const std::string& group) const {
     for (NodeIndex n = 0; n < state_->num_nodes(); ++n)
-      if (state_->spec().groups[static_cast<size_t>(state_->node(n).group)].name == group)
-        return n;
+      if (state_->spec().groups[static_cast<size_t>(state_->node(n).group)].name == group) return n;
     ADD_FAILURE() << "no node of group " << group;
     return 0;
   }

@@ -76,9 +76,9 @@ TEST(MigRun, TinyCaseByHand) {
   EXPECT_TRUE(Has(r.meta.notes, "1g.10gb 2, 7g.80gb 1")) << r.meta.notes;
   EXPECT_TRUE(Has(r.meta.notes, "each MIG instance counts as one GPU")) << r.meta.notes;
   ASSERT_EQ(r.jobs.size(), 3u);
-  EXPECT_EQ(r.jobs[0].placement.rfind("h/7g.80gb-0:", 0), 0u) << r.jobs[0].placement;
-  EXPECT_EQ(r.jobs[1].placement.rfind("h/1g.10gb-0:", 0), 0u) << r.jobs[1].placement;
-  EXPECT_EQ(r.jobs[2].placement.rfind("h/1g.10gb-0:", 0), 0u) << r.jobs[2].placement;
+  EXPECT_EQ(r.jobs[0].placement.rfind("h/7g.80gb:", 0), 0u) << r.jobs[0].placement;
+  EXPECT_EQ(r.jobs[1].placement.rfind("h/1g.10gb:", 0), 0u) << r.jobs[1].placement;
+  EXPECT_EQ(r.jobs[2].placement.rfind("h/1g.10gb:", 0), 0u) << r.jobs[2].placement;
   EXPECT_EQ(r.jobs[0].finish.us, 1000'000'000);
   EXPECT_EQ(r.jobs[1].finish.us, 2000'000'000);
   EXPECT_NEAR(r.jobs[2].finish.seconds(), 842.045, 1e-3);

@@ -149,10 +149,11 @@ void AddInputOptions(CLI::App* cmd, Options& o,
                   "1..100")
       ->capture_default_str();
   cmd->add_option("--mig", o.run.mig,
-                  "MIG: right-size[:TOL] runs on the cluster's MIG layouts (node group key mig), "
-                  "each job on the smallest profile whose memory holds it and whose predicted "
-                  "speed is >= TOL (default 0.9) of a whole GPU; results are derived. "
-                  "docs/mig.md");
+                  "MIG: right-size[:TOL] runs on the cluster's static MIG layouts (node group "
+                  "key mig): each single-GPU job with measured utilization on the smallest "
+                  "profile whose GPU memory and per-instance share of the node's CPU and memory "
+                  "hold it and whose predicted speed is >= TOL (default 0.9) of a whole GPU; "
+                  "multi-GPU jobs keep 7g. Results are derived. docs/mig.md");
   cmd->add_option("--price", o.run.price_per_gpu_h,
                   "Price of one GPU-hour in USD, for the cost of idle allocated GPUs")
       ->capture_default_str();
