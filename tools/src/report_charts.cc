@@ -205,6 +205,19 @@ Chart IdleCauses(const std::vector<RunResult>& runs, const std::vector<std::stri
   return c;
 }
 
+// A step line per policy over simulated time: rows {policy, t, <field>}.
+void PolicyTimeLines(Chart* c, json rows, const std::string& field, const std::string& y_title,
+                     const std::vector<std::string>& names) {
+  c->rows = rows.size();
+  c->spec = Base(std::move(rows), 220);
+  c->spec["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"tooltip", true}};
+  c->spec["encoding"] = {
+      {"x", {{"field", "t"}, {"type", "quantitative"}, {"title", "simulated time (h)"}}},
+      {"y", {{"field", field}, {"type", "quantitative"}, {"title", y_title}}},
+      {"order", {{"field", "t"}, {"type", "quantitative"}}},
+      {"color", PolicyColor(names)}};
+}
+
 Chart Stranded(const std::vector<RunResult>& runs, const std::vector<std::string>& names,
                size_t max_points) {
   json rows = json::array();
@@ -222,14 +235,7 @@ Chart Stranded(const std::vector<RunResult>& runs, const std::vector<std::string
   c.section = "stranded";
   c.title = "Stranded GPUs over time";
   if (!empty.empty()) c.note = "No samples to draw for: " + empty + ".";
-  c.rows = rows.size();
-  c.spec = Base(std::move(rows), 220);
-  c.spec["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"tooltip", true}};
-  c.spec["encoding"] = {
-      {"x", {{"field", "t"}, {"type", "quantitative"}, {"title", "simulated time (h)"}}},
-      {"y", {{"field", "stranded"}, {"type", "quantitative"}, {"title", "stranded GPUs"}}},
-      {"order", {{"field", "t"}, {"type", "quantitative"}}},
-      {"color", PolicyColor(names)}};
+  PolicyTimeLines(&c, std::move(rows), "stranded", "stranded GPUs", names);
   return c;
 }
 
@@ -255,14 +261,7 @@ bool Fragmentation(const std::vector<RunResult>& runs, const std::vector<std::st
   c.section = "frag";
   c.title = "Fragmented GPU capacity over time (FGD)";
   if (!missing.empty()) c.note = "Not recorded for: " + missing + ".";
-  c.rows = rows.size();
-  c.spec = Base(std::move(rows), 220);
-  c.spec["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"tooltip", true}};
-  c.spec["encoding"] = {
-      {"x", {{"field", "t"}, {"type", "quantitative"}, {"title", "simulated time (h)"}}},
-      {"y", {{"field", "frag"}, {"type", "quantitative"}, {"title", "fragmented GPUs"}}},
-      {"order", {{"field", "t"}, {"type", "quantitative"}}},
-      {"color", PolicyColor(names)}};
+  PolicyTimeLines(&c, std::move(rows), "frag", "fragmented GPUs", names);
   return true;
 }
 
