@@ -42,8 +42,10 @@ class SubmitOrderScheduler : public Scheduler {
  protected:
   using Queue = std::set<std::pair<Micros, JobIndex>>;
   // Starts queued jobs in submit order while they fit; *it = the first that
-  // does not (or end()).
+  // does not (or end()). Called first in every pass (so it begins the
+  // placement's pass).
   Status StartWhileTheyFit(PassContext& ctx, Queue::iterator* it) {
+    placement_->BeginPass(ctx);  // every pass starts here
     *it = queue_.begin();
     while (*it != queue_.end()) {
       const JobIndex j = (*it)->second;

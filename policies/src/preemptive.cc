@@ -50,6 +50,7 @@ class PriorityPreempt final : public Scheduler {
   // when that makes room. Jobs started earlier in the pass have a priority
   // >= every later job's, so they are never victims in the same pass.
   Status Pass(PassContext& ctx) override {
+    placement_->BeginPass(ctx);
     std::set<JobShape> no_fit;                          // cleared when a preemption frees resources
     std::set<std::pair<JobShape, int32_t>> no_preempt;  // (shape, priority): valid all pass
     for (auto it = queue_.begin(); it != queue_.end();) {

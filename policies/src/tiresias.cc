@@ -45,6 +45,7 @@ class Tiresias final : public Scheduler {
   }
 
   Status Pass(PassContext& ctx) override {
+    placement_->BeginPass(ctx);
     const Micros now = ctx.now();
     for (JobIndex r : running_) Accrue(r, now);
     std::set<JobShape> no_fit;                         // cleared when a preemption frees resources

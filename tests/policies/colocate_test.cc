@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "utilsim/engine/simulator.h"
+#include "utilsim/policies/backfill.h"
 #include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/registry.h"
 
@@ -98,6 +99,32 @@ TEST(Colocate, WholeGpuJobsUseBestFitAndRegistryNamesIt) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.value().jobs[0].placement, "n:0");
   EXPECT_EQ(r.value().jobs[1].placement, "n:1");
+}
+
+}  // namespace
+}  // namespace utilsim
+
+namespace utilsim {
+namespace {
+
+// Under EASY backfill the loads are rebuilt each pass too. a (500, u .5) and
+// b (400, u .4) share GPU 0 (.9). a ends at 100 s; c (500, u .5) arrives at
+// 150 s: GPU 0 now carries .4, c fits there (.9) and takes it, the fuller
+// shared GPU. With loads left from the first pass (.9) c would go to GPU 1.
+TEST(Colocate, LoadsRebuiltEachPassUnderBackfill) {
+  Workload w;
+  w.jobs = {Frac("a", 500, 1, 100), Frac("b", 400, 1, 1000), Frac("c", 500, 1, 100)};
+  w.jobs[2].submit = Seconds(150);
+  w.Finalize();
+  auto s = MakeEasyBackfill("easy+colocate", MakeColocate(1.0));
+  SimConfig cfg;
+  auto r = Simulate(TwoGpus(), w, *s, cfg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r.value().jobs.size(), 3u);
+  EXPECT_EQ(r.value().jobs[0].placement, "n:0");
+  EXPECT_EQ(r.value().jobs[1].placement, "n:0");
+  EXPECT_EQ(r.value().jobs[2].placement, "n:0");
+  EXPECT_EQ(r.value().jobs[2].start, Seconds(150));
 }
 
 }  // namespace

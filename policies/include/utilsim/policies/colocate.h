@@ -20,9 +20,9 @@
 // none: the job waits. Whole-GPU and CPU-only tasks and gangs: best fit
 // (MakeBestFit). Cost: O(nodes x GPUs) per fractional task.
 //
-// Under schedulers that do not call BeginPass (the backfilling and batch
-// schedulers) the loads are those of the last composed pass: use colocate
-// with a queue policy (fifo, fifo-skip, sjf, priority).
+// Every built-in scheduler calls BeginPass at the start of its pass (the
+// preemptive ones do not call it again after a preemption within the pass,
+// so loads freed by it are seen from the next pass on).
 // PolicyId {"colocate", "1"}; the registry's "colocate" has threshold 1.0.
 #pragma once
 
