@@ -9,7 +9,7 @@ namespace utilsim {
 
 MigProgress::MigProgress(const ProgressModel* inner, const ClusterSpec& cluster,
                          mig::MigSpeedParams params)
-    : inner_(inner), params_(params) {
+    : ScaledProgress(inner, std::nullopt), params_(params) {
   for (const GpuModelSpec& m : cluster.models) {
     auto im = ParseMigInstanceModel(m.name);
     profile_.push_back(im ? &im->prof() : nullptr);
@@ -41,32 +41,6 @@ double MigProgress::InstanceSpeed(const Job& job, const Placement& p,
 
 double MigProgress::Rate(const Job& job, const Placement& p, const ClusterState& cluster) const {
   return inner_->Rate(job, p, cluster) * InstanceSpeed(job, p, cluster);
-}
-
-Progress MigProgress::Apply(const Progress& inner, double m) {
-  if (m == 1.0) return inner;
-  Progress out;
-  out.rate = inner.rate * m;
-  for (size_t c = 0; c < out.idle.size(); ++c) out.idle[c] = inner.idle[c] * m;
-  return out;
-}
-
-Progress MigProgress::Evaluate(JobIndex j, const RunView& v) const {
-  return Apply(inner_->Evaluate(j, v),
-               InstanceSpeed(v.workload().jobs[j], v.placement_of(j), v.state()));
-}
-
-void MigProgress::EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
-                               std::vector<Progress>* out) const {
-  inner_->EvaluateMany(jobs, v, out);
-  for (size_t i = 0; i < jobs.size(); ++i)
-    (*out)[i] = Apply((*out)[i], InstanceSpeed(v.workload().jobs[jobs[i]],
-                                               v.placement_of(jobs[i]), v.state()));
-}
-
-double MigProgress::BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
-                                 double speed) const {
-  return inner_->BusyFraction(job, w, done, rate, speed);
 }
 
 }  // namespace utilsim

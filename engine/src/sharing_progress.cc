@@ -23,7 +23,7 @@ CoRunner CoRunnerOf(const Job& job, const SharingConfig& /*sharing*/) {
 
 SharedGpuProgress::SharedGpuProgress(const ProgressModel* inner, SharingConfig sharing,
                                      InterferenceParams params)
-    : inner_(inner), sharing_(sharing), params_(params) {}
+    : ScaledProgress(inner, IdleCause::kSharing), sharing_(sharing), params_(params) {}
 
 std::string SharedGpuProgress::name() const {
   std::string out = inner_->name() + " sharing=" + std::string(GpuSharingName(sharing_.mode));
@@ -33,16 +33,6 @@ std::string SharedGpuProgress::name() const {
     out += buf;
   }
   return out;
-}
-
-double SharedGpuProgress::Rate(const Job& job, const Placement& p,
-                               const ClusterState& cluster) const {
-  return inner_->Rate(job, p, cluster);
-}
-
-double SharedGpuProgress::BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
-                                       double speed) const {
-  return inner_->BusyFraction(job, w, done, rate, speed);
 }
 
 bool SharedGpuProgress::Interacts(const Workload& w, const ClusterState& c) const {
@@ -92,25 +82,6 @@ double SharedGpuProgress::SharingSpeed(JobIndex j, const RunView& v) const {
     }
   }
   return s;
-}
-
-Progress SharedGpuProgress::Apply(const Progress& inner, double s) {
-  if (s == 1.0) return inner;
-  Progress out;
-  out.rate = inner.rate * s;
-  for (size_t c = 0; c < out.idle.size(); ++c) out.idle[c] = inner.idle[c] * s;
-  out.idle[static_cast<size_t>(IdleCause::kSharing)] += 1.0 - s;
-  return out;
-}
-
-Progress SharedGpuProgress::Evaluate(JobIndex j, const RunView& v) const {
-  return Apply(inner_->Evaluate(j, v), SharingSpeed(j, v));
-}
-
-void SharedGpuProgress::EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
-                                     std::vector<Progress>* out) const {
-  inner_->EvaluateMany(jobs, v, out);
-  for (size_t i = 0; i < jobs.size(); ++i) (*out)[i] = Apply((*out)[i], SharingSpeed(jobs[i], v));
 }
 
 }  // namespace utilsim

@@ -27,10 +27,11 @@
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/mig.h"
 #include "utilsim/engine/progress.h"
+#include "utilsim/engine/scaled_progress.h"
 
 namespace utilsim {
 
-class MigProgress final : public ProgressModel {
+class MigProgress final : public ScaledProgress {
  public:
   // inner: not owned, must outlive this. cluster: the expanded spec the runs
   // use (its model indices are ClusterState's); models whose names are not
@@ -40,11 +41,6 @@ class MigProgress final : public ProgressModel {
   // "<inner> mig w=<memory weight> u_sat=<util at saturation>".
   std::string name() const override;
   double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const override;
-  Progress Evaluate(JobIndex j, const RunView& v) const override;
-  void EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
-                    std::vector<Progress>* out) const override;
-  double BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
-                      double speed) const override;
   bool interacts() const override { return inner_->interacts(); }
   bool Interacts(const Workload& w, const ClusterState& c) const override {
     return inner_->Interacts(w, c);
@@ -54,9 +50,10 @@ class MigProgress final : public ProgressModel {
   double InstanceSpeed(const Job& job, const Placement& p, const ClusterState& cluster) const;
 
  private:
-  static Progress Apply(const Progress& inner, double m);
+  double Factor(JobIndex j, const RunView& v) const override {
+    return InstanceSpeed(v.workload().jobs[j], v.placement_of(j), v.state());
+  }
 
-  const ProgressModel* inner_;
   std::vector<const mig::Profile*> profile_;  // per model index; null = whole GPU
   mig::MigSpeedParams params_;
 };

@@ -22,7 +22,7 @@
 //              utilization over the 66 Lucid solo configurations, 0.56,
 //              median ratio 0.49, rounded);
 //   gpu_mem_mib = the task's gpu_mem_bytes (0 = unknown) — not used for
-//              speed; memory is checked by CheckSharedGpuMemory.
+//              speed; summed memory is checked by the colocate placement.
 // MPS: every client gets the daemon's default thread fraction (SharingConfig
 // ::mps_default_thread_fraction); more co-runners on one GPU than
 // mps_max_clients fall back to the time-slicing prediction for that GPU (the
@@ -39,6 +39,7 @@
 
 #include "utilsim/engine/interference.h"
 #include "utilsim/engine/progress.h"
+#include "utilsim/engine/scaled_progress.h"
 
 namespace utilsim {
 
@@ -51,7 +52,7 @@ double SoloGpuUtil(const Job& job);
 // The job's solo profile as a co-runner (above).
 CoRunner CoRunnerOf(const Job& job, const SharingConfig& sharing);
 
-class SharedGpuProgress final : public ProgressModel {
+class SharedGpuProgress final : public ScaledProgress {
  public:
   // inner: not owned, must outlive this. sharing.mode kTimeSlice or kMps.
   SharedGpuProgress(const ProgressModel* inner, SharingConfig sharing,
@@ -59,12 +60,9 @@ class SharedGpuProgress final : public ProgressModel {
   // "<inner> sharing=time-slice" or "<inner> sharing=mps threads=<pct>%".
   std::string name() const override;
   // No co-runners are known here: the inner rate.
-  double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const override;
-  Progress Evaluate(JobIndex j, const RunView& v) const override;
-  void EvaluateMany(const std::vector<JobIndex>& jobs, const RunView& v,
-                    std::vector<Progress>* out) const override;
-  double BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
-                      double speed) const override;
+  double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const override {
+    return inner_->Rate(job, p, cluster);
+  }
   bool interacts() const override { return true; }
   // True when some job is fractional (only those can share a GPU) or the
   // inner model interacts.
@@ -74,9 +72,8 @@ class SharedGpuProgress final : public ProgressModel {
   double SharingSpeed(JobIndex j, const RunView& v) const;
 
  private:
-  static Progress Apply(const Progress& inner, double s);
+  double Factor(JobIndex j, const RunView& v) const override { return SharingSpeed(j, v); }
 
-  const ProgressModel* inner_;
   SharingConfig sharing_;
   InterferenceParams params_;
 };
