@@ -2,8 +2,22 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 
 namespace utilsim {
+namespace {
+
+// Bytes as GiB, at most two decimals ("30", "12.5").
+std::string Gib(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / (1LL << 30));
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace
 
 Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
   if (spec.models.size() > 64) return Status::Error("cluster: more than 64 GPU models");
@@ -64,6 +78,10 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
     s.buckets_[(n.model + 1) * (s.max_gpus_ + 1) + n.gpus].insert(i);
   }
   s.gpu_free_.assign(off, 1000);
+  s.gpu_mem_free_.assign(off, 0);
+  for (NodeIndex i = 0; i < nn; ++i)
+    std::fill_n(s.gpu_mem_free_.begin() + s.gpu_offset_[i], s.nodes_[i].gpus,
+                s.nodes_[i].gpu_mem_bytes);
   s.whole_free_total_ = s.total_gpus_;
   while (s.leaves_ < nn) s.leaves_ *= 2;
   s.tree_.assign(2 * s.leaves_, Maxes{});
@@ -102,8 +120,13 @@ bool ClusterState::CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) con
   if (d.gpus == 0) return mask == kAnyModel || ModelAllowed(n, mask);
   if (!ModelAllowed(n, mask) || nodes_[n].model < 0) return false;
   if (d.gpu_mem_bytes > nodes_[n].gpu_mem_bytes && nodes_[n].gpu_mem_bytes > 0) return false;
-  if (d.fractional()) return LargestShare(n) >= d.gpu_milli;
-  return free_whole_[n] >= d.gpus;
+  if (!d.fractional()) return free_whole_[n] >= d.gpus;
+  // A whole-free GPU has all its memory free (checked above).
+  if (d.gpu_mem_bytes <= 0 || nodes_[n].gpu_mem_bytes <= 0 || free_whole_[n] > 0)
+    return LargestShare(n) >= d.gpu_milli;
+  for (int i = 0; i < nodes_[n].gpus; ++i)
+    if (GpuFits(n, i, d)) return true;
+  return false;
 }
 
 bool ClusterState::CouldEverHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
@@ -120,9 +143,12 @@ uint64_t ClusterState::PickGpus(NodeIndex n, const TaskDemand& d) const {
   const int count = nodes_[n].gpus;
   if (d.gpus == 0) return 0;
   if (d.fractional()) {
+    const bool mem = d.gpu_mem_bytes > 0 && nodes_[n].gpu_mem_bytes > 0;
+    const int64_t* m = &gpu_mem_free_[gpu_offset_[n]];
     int best = -1;
     for (int i = 0; i < count; ++i)
-      if (g[i] >= d.gpu_milli && (best < 0 || g[i] < g[best])) best = i;
+      if (g[i] >= d.gpu_milli && (!mem || m[i] >= d.gpu_mem_bytes) && (best < 0 || g[i] < g[best]))
+        best = i;
     return best < 0 ? 0 : uint64_t{1} << best;
   }
   const int dom = nodes_[n].nvlink_domain;
@@ -176,12 +202,22 @@ Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
     return Status::Error(where + "placement uses " + std::to_string(std::popcount(t.gpu_mask)) +
                          " GPUs, task needs " + std::to_string(d.gpus));
   int32_t* g = &gpu_free_[gpu_offset_[t.node]];
-  for (int i = 0; i < info.gpus; ++i)
-    if ((t.gpu_mask >> i & 1) && g[i] < d.gpu_milli)
+  int64_t* m = &gpu_mem_free_[gpu_offset_[t.node]];
+  const bool mem = d.gpu_mem_bytes > 0 && info.gpu_mem_bytes > 0;
+  for (int i = 0; i < info.gpus; ++i) {
+    if (!(t.gpu_mask >> i & 1)) continue;
+    if (g[i] < d.gpu_milli)
       return Status::Error(where + "GPU " + std::to_string(i) + " over-committed");
+    if (mem && m[i] < d.gpu_mem_bytes)
+      return Status::Error(where + "GPU " + std::to_string(i) + " memory over-committed (needs " +
+                           Gib(d.gpu_mem_bytes) + " GiB, " + Gib(m[i]) + " GiB free)");
+  }
   const int32_t old_whole = free_whole_[t.node];
   for (int i = 0; i < info.gpus; ++i)
-    if (t.gpu_mask >> i & 1) g[i] -= d.gpu_milli;
+    if (t.gpu_mask >> i & 1) {
+      g[i] -= d.gpu_milli;
+      if (mem) m[i] -= d.gpu_mem_bytes;
+    }
   free_cpu_[t.node] -= d.cpu_milli;
   free_mem_[t.node] -= d.mem_bytes;
   alloc_cpu_ += d.cpu_milli;
@@ -195,9 +231,14 @@ Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
 void ClusterState::Release(const TaskPlacement& t, const TaskDemand& d) {
   const NodeInfo& info = nodes_[t.node];
   int32_t* g = &gpu_free_[gpu_offset_[t.node]];
+  int64_t* m = &gpu_mem_free_[gpu_offset_[t.node]];
+  const bool mem = d.gpu_mem_bytes > 0 && info.gpu_mem_bytes > 0;
   const int32_t old_whole = free_whole_[t.node];
   for (int i = 0; i < info.gpus; ++i)
-    if (t.gpu_mask >> i & 1) g[i] += d.gpu_milli;
+    if (t.gpu_mask >> i & 1) {
+      g[i] += d.gpu_milli;
+      if (mem) m[i] += d.gpu_mem_bytes;
+    }
   free_cpu_[t.node] += d.cpu_milli;
   free_mem_[t.node] += d.mem_bytes;
   alloc_cpu_ -= d.cpu_milli;

@@ -14,6 +14,8 @@ MigProgress::MigProgress(const ProgressModel* inner, const ClusterSpec& cluster,
     auto im = ParseMigInstanceModel(m.name);
     profile_.push_back(im ? &im->prof() : nullptr);
   }
+  for (const NodeGroup& g : cluster.groups)
+    managed_.push_back(g.mig.empty() ? nullptr : mig::FindGpuModel(g.gpu_model));
 }
 
 std::string MigProgress::name() const {
@@ -32,7 +34,15 @@ double MigProgress::InstanceSpeed(const Job& job, const Placement& p,
     const int model = cluster.node(t.node).model;
     if (model < 0 || static_cast<size_t>(model) >= profile_.size()) continue;
     const mig::Profile* prof = profile_[static_cast<size_t>(model)];
-    if (!prof) continue;
+    if (!prof) {  // dynamic MIG: a MIG-managed physical GPU, the task's own profile
+      const int32_t g = cluster.node(t.node).group;
+      const mig::GpuModel* mm = g >= 0 && static_cast<size_t>(g) < managed_.size()
+                                    ? managed_[static_cast<size_t>(g)]
+                                    : nullptr;
+      const int32_t pr = job.task.mig_profile;
+      if (!mm || pr < 0 || static_cast<size_t>(pr) >= mm->profiles.size()) continue;
+      prof = &mm->profiles[static_cast<size_t>(pr)];
+    }
     if (demand < 0) demand = mig::MigDemandFromUtil(job.util, params_);
     m = std::min(m, mig::MigSpeed(*prof, demand, params_));
   }

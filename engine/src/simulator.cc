@@ -167,6 +167,9 @@ std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
     return "no node can host one task (" + std::to_string(d.gpus) + " GPU x " +
            std::to_string(d.gpu_milli) + " milli, " + std::to_string(d.cpu_milli) + " milli-CPU, " +
            std::to_string(d.mem_bytes >> 20) + " MiB" +
+           (d.gpus > 0 && d.gpu_mem_bytes > 0
+                ? ", " + std::to_string(d.gpu_mem_bytes >> 20) + " MiB GPU memory per GPU"
+                : std::string()) +
            (job.gpu_models.empty() ? std::string() : ", allowed GPU models restricted") + ")";
   }
   if (capacity < job.tasks) {

@@ -36,7 +36,7 @@ class SubmitOrderScheduler : public Scheduler {
   }
   void OnArrival(JobIndex j, Micros) override { queue_.insert({w_->jobs[j].submit, j}); }
   void OnFinish(JobIndex, Micros) override {}
-  Micros NextWakeup(Micros) const override { return kNever; }
+  Micros NextWakeup(Micros now) const override { return placement_->NextWakeup(now); }
   size_t queued() const override { return queue_.size(); }
 
  protected:
@@ -501,7 +501,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     const NodeIndex n = tp.node;
     bool exact = c.free_cpu(n) >= d.cpu_milli && c.free_mem(n) >= d.mem_bytes;
     for (uint64_t m = tp.gpu_mask; exact && m; m &= m - 1)
-      exact = c.gpu_free_milli(n, std::countr_zero(m)) >= d.gpu_milli;
+      exact = c.GpuFits(n, std::countr_zero(m), d);  // share and GPU memory
     if (exact) {
       Take(c, tp, d, log);
       return;

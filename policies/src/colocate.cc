@@ -17,7 +17,6 @@ class Colocate final : public PlacementPolicy {
   void BeginPass(PassContext& ctx) override {
     Shape(ctx.cluster());
     std::fill(load_.begin(), load_.end(), 0.0);
-    std::fill(mem_.begin(), mem_.end(), 0);
     const Workload& w = ctx.workload();
     for (JobIndex j : ctx.running()) {
       const Job& job = w.jobs[j];
@@ -30,7 +29,6 @@ class Colocate final : public PlacementPolicy {
     Shape(c);
     const TaskDemand& d = job.task;
     const double own = SoloGpuUtil(job);
-    const int64_t own_mem = std::max<int64_t>(0, d.gpu_mem_bytes);
     // Best candidate so far: shared (tier 0) before whole-free (tier 1).
     int tier = 2;
     double best_load = 0;
@@ -41,14 +39,11 @@ class Colocate final : public PlacementPolicy {
       if (!c.CanHost(n, d, mask)) continue;
       const NodeInfo& info = c.node(n);
       for (int g = 0; g < info.gpus; ++g) {
+        if (!c.GpuFits(n, g, d)) continue;  // share and GPU memory
         const int32_t free = c.gpu_free_milli(n, g);
-        if (free < d.gpu_milli) continue;
         const size_t slot = offset_[n] + static_cast<size_t>(g);
         const bool shared = free < 1000;
         if (shared && load_[slot] + own > threshold_ + 1e-12) continue;
-        if (shared && own_mem > 0 && info.gpu_mem_bytes > 0 &&
-            mem_[slot] + own_mem > info.gpu_mem_bytes)
-          continue;
         bool better;
         if (shared) {
           better =
@@ -78,23 +73,18 @@ class Colocate final : public PlacementPolicy {
     for (NodeIndex n = 0; n < c.num_nodes(); ++n)
       offset_[n + 1] = offset_[n] + static_cast<size_t>(c.node(n).gpus);
     load_.assign(offset_.back(), 0.0);
-    mem_.assign(offset_.back(), 0);
   }
   void Add(const Job& job, const Placement& p) {
     for (const TaskPlacement& t : p)
       for (int g = 0; g < 64; ++g)
-        if (t.gpu_mask >> g & 1) {
-          const size_t slot = offset_[t.node] + static_cast<size_t>(g);
-          load_[slot] += SoloGpuUtil(job);
-          mem_[slot] += std::max<int64_t>(0, job.task.gpu_mem_bytes);
-        }
+        if (t.gpu_mask >> g & 1)
+          load_[offset_[t.node] + static_cast<size_t>(g)] += SoloGpuUtil(job);
   }
 
   double threshold_;
   std::unique_ptr<PlacementPolicy> best_fit_;
   std::vector<size_t> offset_;  // first GPU slot of each node
   std::vector<double> load_;    // per GPU: summed solo utilization of its fractional jobs
-  std::vector<int64_t> mem_;    // per GPU: their summed GPU memory, bytes
 };
 
 }  // namespace

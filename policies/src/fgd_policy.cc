@@ -190,14 +190,16 @@ class Fgd final : public PlacementPolicy {
         consider(meter_->ScaledAt(info, view, cpu, mem), 0);
         continue;
       }
-      // Fractional: each distinct free share that fits, on its lowest GPU.
+      // Fractional: each distinct free share among the GPUs that fit (share
+      // and GPU memory, ClusterState::GpuFits), on its lowest such GPU.
       // Within a node a later GPU replaces the choice only when strictly
       // better, so ties keep the lowest GPU index.
       for (int i = 0; i < g; ++i) {
         const int32_t v = c.gpu_free_milli(n, i);
-        if (v < d.gpu_milli) continue;
+        if (!c.GpuFits(n, i, d)) continue;
         bool seen = false;
-        for (int j = 0; j < i && !seen; ++j) seen = c.gpu_free_milli(n, j) == v;
+        for (int j = 0; j < i && !seen; ++j)
+          seen = c.gpu_free_milli(n, j) == v && c.GpuFits(n, j, d);
         if (seen) continue;
         free[i] = v - d.gpu_milli;
         consider(meter_->ScaledAt(info, view, cpu, mem), uint64_t{1} << i);

@@ -54,19 +54,24 @@ int64_t ScanBest(const TaskDemand& d, ModelMask mask, const ClusterState& c, Cos
   return best;
 }
 
-// Smallest free share, among the node's GPUs, that still fits d.
+// Smallest free share among the node's GPUs that fit d (share and GPU
+// memory, ClusterState::GpuFits): the GPU PickGpus takes.
 int64_t TightestShare(const ClusterState& c, NodeIndex n, const TaskDemand& d) {
   int64_t best = INT64_MAX;
   for (int g = 0; g < c.node(n).gpus; ++g) {
     const int32_t f = c.gpu_free_milli(n, g);
-    if (f >= d.gpu_milli && f < best) best = f;
+    if (f < best && c.GpuFits(n, g, d)) best = f;
   }
   return best;
 }
 
-int64_t LargestShare(const ClusterState& c, NodeIndex n) {
+// Largest free share among the node's GPUs that fit d.
+int64_t LargestShare(const ClusterState& c, NodeIndex n, const TaskDemand& d) {
   int64_t best = 0;
-  for (int g = 0; g < c.node(n).gpus; ++g) best = std::max<int64_t>(best, c.gpu_free_milli(n, g));
+  for (int g = 0; g < c.node(n).gpus; ++g) {
+    const int32_t f = c.gpu_free_milli(n, g);
+    if (f > best && c.GpuFits(n, g, d)) best = f;
+  }
   return best;
 }
 
@@ -130,7 +135,7 @@ class FitPolicy final : public PlacementPolicy {
     }
     if (d.fractional()) {
       return ScanBest(d, mask, c, [&](NodeIndex n) {
-        return best ? TightestShare(c, n, d) : -LargestShare(c, n);
+        return best ? TightestShare(c, n, d) : -LargestShare(c, n, d);
       });
     }
     return BucketSearch(d, mask, c, best);

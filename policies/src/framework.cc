@@ -65,7 +65,7 @@ class ShareTightest final : public ScorePlugin {
     int64_t best = 1000;
     for (int g = 0; g < c.node(n).gpus; ++g) {
       const int32_t f = c.gpu_free_milli(n, g);
-      if (f >= d.gpu_milli && f < best) best = f;
+      if (f < best && c.GpuFits(n, g, d)) best = f;
     }
     return 1000 - best;
   }

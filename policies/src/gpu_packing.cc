@@ -31,7 +31,7 @@ class GpuPacking final : public PlacementPolicy {
       int32_t tightest = INT32_MAX;
       for (int g = 0; g < info.gpus; ++g) {
         const int32_t f = c.gpu_free_milli(n, g);
-        if (f >= d.gpu_milli && f < tightest) tightest = f;
+        if (f < tightest && c.GpuFits(n, g, d)) tightest = f;
       }
       if (tightest < 1000) return tightest;  // tier 1: an already shared GPU
       return idle ? 2 * kTier + info.gpus : kTier + 1;

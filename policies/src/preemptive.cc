@@ -43,7 +43,7 @@ class PriorityPreempt final : public Scheduler {
   }
   void OnArrival(JobIndex j, Micros /*now*/) override { queue_.insert(Key(j)); }
   void OnFinish(JobIndex j, Micros /*now*/) override { running_.erase(j); }
-  Micros NextWakeup(Micros /*now*/) const override { return kNever; }
+  Micros NextWakeup(Micros now) const override { return placement_->NextWakeup(now); }
   size_t queued() const override { return queue_.size(); }
 
   // Jobs in priority order; one that does not fit preempts lower priorities
@@ -72,6 +72,9 @@ class PriorityPreempt final : public Scheduler {
             queue_.insert(Key(v));  // lower priority: after `it`, visited later
           }
           no_fit.clear();
+          // Placement state built at the start of the pass (colocate's
+          // loads) still counts the victims: rebuild it.
+          placement_->BeginPass(ctx);
           p = placement_->Place(job, mask, ctx.cluster());
         }
       }

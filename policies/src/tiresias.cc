@@ -85,7 +85,7 @@ class Tiresias final : public Scheduler {
   // nothing waiting a demotion changes nothing until the next arrival).
   Micros NextWakeup(Micros now) const override {
     if (queued() == 0) return kNever;
-    Micros best = kNever;
+    Micros best = placement_->NextWakeup(now);
     for (JobIndex r : running_) {
       const double g = Gpus(r);
       const size_t level = Level(r);
@@ -137,6 +137,7 @@ class Tiresias final : public Scheduler {
       running_.erase(v);
       Enqueue(v);
     }
+    placement_->BeginPass(ctx);  // its pass state (colocate's loads) counted the victims
     *p = placement_->Place(w_->jobs[j], ctx.mask(j), ctx.cluster());
     return Status::Ok();
   }

@@ -93,5 +93,87 @@ TEST(ClusterState, FindFirstHonoursResourcesAndModels) {
   EXPECT_EQ(s.ResolveModels({"nope"}), 0u);
 }
 
+// One node of two 40 GiB GPUs (model memory 0 with unknown_memory).
+ClusterSpec TwoGpus40(bool unknown_memory = false) {
+  ClusterSpec s;
+  s.name = "m";
+  s.models = {{"G", unknown_memory ? 0 : 40LL << 30, 1.0}};
+  s.groups = {{"n", 1, "G", 2, 16000, 64LL << 30, 0}};
+  return s;
+}
+
+TEST(ClusterState, GpuMemoryIsAHardLimit) {
+  ClusterState s = ClusterState::Build(TwoGpus40()).value();
+  const TaskDemand t{1, 300, 0, 0, 30LL << 30};  // 300 milli, 30 GiB
+  EXPECT_EQ(s.free_gpu_mem(0, 0), 40LL << 30);
+  ASSERT_EQ(s.PickGpus(0, t), 0b01u);
+  ASSERT_TRUE(s.Allocate({0, 0b01}, t).ok());
+  EXPECT_EQ(s.free_gpu_mem(0, 0), 10LL << 30);
+  EXPECT_EQ(s.free_gpu_mem(0, 1), 40LL << 30);
+  // GPU 0 has 700 milli but 10 GiB free: the share fits, the memory does not.
+  EXPECT_FALSE(s.GpuFits(0, 0, t));
+  EXPECT_TRUE(s.GpuFits(0, 1, t));
+  EXPECT_EQ(s.PickGpus(0, t), 0b10u);  // by share alone: GPU 0 (tightest)
+  const Status bad = s.Allocate({0, 0b01}, t);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(), "node n: GPU 0 memory over-committed (needs 30 GiB, 10 GiB free)");
+  EXPECT_EQ(s.gpu_free_milli(0, 0), 700);  // refused: nothing changed
+  EXPECT_EQ(s.free_gpu_mem(0, 0), 10LL << 30);
+  EXPECT_EQ(s.tasks_on(0), 1);
+  EXPECT_EQ(s.allocated_gpu_milli(), 300);
+  ASSERT_TRUE(s.Allocate({0, 0b10}, t).ok());
+  // Both GPUs hold 30 GiB: a third such task fits nowhere, a 10 GiB one does.
+  EXPECT_FALSE(s.CanHost(0, t, kAnyModel));
+  EXPECT_EQ(s.FindFirst(0, t, kAnyModel), -1);
+  const TaskDemand small{1, 300, 0, 0, 10LL << 30};
+  EXPECT_TRUE(s.CanHost(0, small, kAnyModel));
+  EXPECT_EQ(s.PickGpus(0, small), 0b01u);
+  EXPECT_EQ(s.Allocate({0, 0b10}, TaskDemand{1, 100, 0, 0, 12LL << 30}).message(),
+            "node n: GPU 1 memory over-committed (needs 12 GiB, 10 GiB free)");
+  // Release gives the memory back.
+  s.Release({0, 0b01}, t);
+  EXPECT_EQ(s.free_gpu_mem(0, 0), 40LL << 30);
+  EXPECT_TRUE(s.GpuFits(0, 0, t));
+  EXPECT_TRUE(s.CanHost(0, t, kAnyModel));
+  EXPECT_EQ(s.FindFirst(0, t, kAnyModel), 0);
+  EXPECT_EQ(s.PickGpus(0, t), 0b01u);
+}
+
+TEST(ClusterState, GpuMemoryOfWholeGpuTasks) {
+  ClusterState s = ClusterState::Build(TwoGpus40()).value();
+  // A whole-GPU task takes its memory from its GPU; a whole-free GPU has all
+  // of it, so a fractional task of 40 GiB still fits GPU 1.
+  ASSERT_TRUE(s.Allocate({0, 0b01}, TaskDemand{1, 1000, 0, 0, 25LL << 30}).ok());
+  EXPECT_EQ(s.free_gpu_mem(0, 0), 15LL << 30);
+  const TaskDemand full{1, 500, 0, 0, 40LL << 30};
+  EXPECT_TRUE(s.CanHost(0, full, kAnyModel));
+  EXPECT_EQ(s.PickGpus(0, full), 0b10u);
+  // More than the GPU has is refused by Allocate too.
+  EXPECT_FALSE(s.Allocate({0, 0b10}, TaskDemand{1, 1000, 0, 0, 41LL << 30}).ok());
+  EXPECT_EQ(s.free_gpu_mem(0, 1), 40LL << 30);
+}
+
+TEST(ClusterState, GpuMemoryUnknownIsNotLimited) {
+  // Tasks of unknown memory (0) share by share alone.
+  ClusterState s = ClusterState::Build(TwoGpus40()).value();
+  const TaskDemand unknown{1, 300, 0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(s.PickGpus(0, unknown), 0b01u);
+    ASSERT_TRUE(s.Allocate({0, 0b01}, unknown).ok());
+  }
+  EXPECT_EQ(s.free_gpu_mem(0, 0), 40LL << 30);
+  // A GPU model of unknown memory (0) counts none.
+  ClusterState u = ClusterState::Build(TwoGpus40(/*unknown_memory=*/true)).value();
+  const TaskDemand t{1, 300, 0, 0, 30LL << 30};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(u.GpuFits(0, 0, t));
+    ASSERT_EQ(u.PickGpus(0, t), 0b01u);
+    ASSERT_TRUE(u.Allocate({0, 0b01}, t).ok());
+  }
+  EXPECT_EQ(u.free_gpu_mem(0, 0), 0);
+  u.Release({0, 0b01}, t);
+  EXPECT_EQ(u.free_gpu_mem(0, 0), 0);
+}
+
 }  // namespace
 }  // namespace utilsim

@@ -137,3 +137,37 @@ TEST_F(MigProgressTest, IdentityWithoutInstances) {
 
 }  // namespace
 }  // namespace utilsim
+
+namespace utilsim {
+namespace {
+
+// Dynamic MIG: the cluster is not expanded; on a node of a `mig` group the
+// task's own profile (TaskDemand::mig_profile) sets the speed; elsewhere, or
+// without a profile, the rate is the inner one.
+TEST(MigProgressDynamic, TaskProfileOnManagedGroupsOnly) {
+  ClusterSpec c;
+  c.name = "c";
+  c.models.push_back(GpuModelSpec{"H100-80GB", 80 * kGiB, 1.0});
+  c.groups.push_back(NodeGroup{"h", 1, "H100-80GB", 8, 96000, 1024 * kGiB, 0, {"7g.80gb"}});
+  c.groups.push_back(NodeGroup{"p", 1, "H100-80GB", 8, 96000, 1024 * kGiB, 0});
+  auto st = ClusterState::Build(c);
+  ASSERT_TRUE(st.ok()) << st.status().message();
+  const WholeGpuProgress whole;
+  const MigProgress mp(&whole, c);
+  Job j;
+  j.name = "j";
+  j.runtime = Seconds(100);
+  j.task.gpus = 1;
+  j.task.gpu_milli = 500;
+  j.task.mig_profile = 4;  // 3g.40gb
+  j.util = 0.3f;
+  j.util_known = true;
+  const Placement on_mig{{0, 1}}, on_plain{{1, 1}};
+  EXPECT_NEAR(mp.InstanceSpeed(j, on_mig, st.value()), 0.667678, 1e-6);
+  EXPECT_DOUBLE_EQ(mp.InstanceSpeed(j, on_plain, st.value()), 1.0);
+  j.task.mig_profile = -1;
+  EXPECT_DOUBLE_EQ(mp.InstanceSpeed(j, on_mig, st.value()), 1.0);
+}
+
+}  // namespace
+}  // namespace utilsim

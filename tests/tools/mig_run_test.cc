@@ -48,7 +48,34 @@ TEST(MigOption, Parses) {
     EXPECT_TRUE(Has(b.status().message(), "--mig: ")) << b.status().message();
   }
   EXPECT_EQ(ParseMigOption("rightsize").status().message(),
-            "--mig: expected right-size or right-size:TOL, got 'rightsize'");
+            "--mig: expected right-size[:TOL] or dynamic[:TOL], got 'rightsize'");
+  auto d = ParseMigMode("dynamic:0.7");
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d.value().dynamic);
+  EXPECT_EQ(d.value().size.tolerance, 0.7);
+  EXPECT_FALSE(ParseMigMode("right-size").value().dynamic);
+  EXPECT_EQ(ParseMigMode("dynamicx").status().message(),
+            "--mig: expected right-size[:TOL] or dynamic[:TOL], got 'dynamicx'");
+  EXPECT_EQ(ParseMigMode("dynamic:2").status().message(),
+            "--mig: tolerance must be a number in (0, 1], got '2'");
+}
+
+TEST(MigOption, ReconfigTimes) {
+  auto t = ParseMigReconfig("3");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.value().create, Seconds(3));
+  EXPECT_EQ(t.value().destroy, Seconds(3));
+  EXPECT_EQ(t.value().fixed, Micros(0));
+  t = ParseMigReconfig("1.5,0.5,30");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.value().create, Micros(1'500'000));
+  EXPECT_EQ(t.value().destroy, Micros(500'000));
+  EXPECT_EQ(t.value().fixed, Seconds(30));
+  for (const char* bad : {"", "x", "1,", "-1", "1,2,3,4", "1,,2"})
+    EXPECT_EQ(ParseMigReconfig(bad).status().message(),
+              std::string("--mig-reconfig: expected CREATE[,DESTROY[,FIXED]] seconds >= 0, got '") +
+                  bad + "'")
+        << bad;
   EXPECT_EQ(ParseMigOption("right-size:0").status().message(),
             "--mig: tolerance must be a number in (0, 1], got '0'");
   EXPECT_EQ(ParseMigOption("right-size:1.5x").status().message(),
@@ -108,6 +135,74 @@ TEST(MigRun, TinyCaseByHand) {
   EXPECT_NEAR(m.slowdown_small, 1.342045, 1e-5);
 }
 
+// Dynamic at tol 0.5 (RightSizeMigDynamic: every profile a candidate):
+// a (util 0.3): 1g 0.198, 1g.20gb 0.258, 2g 0.396, 3g 0.668 -> 3g;
+// b -> 1g (speed 1); c -> 1g (0.594). At 0: no 3g exists; freeing GPU 0's
+// idle 7g costs destroy + create = 4 s, GPU 1's 1g slots 3 or 4 destroys
+// + 1 create (8 or 10 s): GPU 0, 3g at start 4 (slot choice), ready at 4.
+// b and c take GPU 1's 1g@0 and 1g@1 at 0. a: 4 + 1000 / 0.667678 =
+// 1501.727 s; b 2000; c 842.045.
+TEST(MigRun, DynamicTinyCaseByHand) {
+  const std::string db = testutil::TempDir() + "/m.db";
+  std::string out;
+  ASSERT_EQ(RunCli(Args("tiny.yaml") + " --mig dynamic:0.5 --out " + db, &out), 0) << out;
+  auto runs = ReadResults(db);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const RunResult& r = runs.value()[0];
+  EXPECT_TRUE(Has(r.meta.notes, "mig right-size tol=0.5 (derived")) << r.meta.notes;
+  EXPECT_TRUE(Has(r.meta.notes, "1g.10gb 2, 3g.40gb 1")) << r.meta.notes;
+  EXPECT_TRUE(Has(r.meta.notes,
+                  "mig dynamic: 1 reconfigurations (0 after drains; 0 drains decided), 1 "
+                  "instances created, 1 destroyed; change time 4 s"))
+      << r.meta.notes;
+  ASSERT_EQ(r.jobs.size(), 3u);
+  EXPECT_EQ(r.jobs[0].placement, "h:0");
+  EXPECT_EQ(r.jobs[1].placement, "h:1");
+  EXPECT_EQ(r.jobs[2].placement, "h:1");
+  EXPECT_EQ(r.jobs[0].start, Seconds(4));
+  EXPECT_NEAR(r.jobs[0].finish.seconds(), 1501.727, 1e-3);
+  EXPECT_EQ(r.jobs[1].start.us, 0);
+  EXPECT_EQ(r.jobs[1].finish, Seconds(2000));
+  EXPECT_NEAR(r.jobs[2].finish.seconds(), 842.045, 1e-3);
+  // Allocation counts memory slices: a 3g holds 500 milli, a 1g 125.
+  EXPECT_EQ(r.jobs[0].gpu_milli, 500);
+  EXPECT_EQ(r.jobs[1].gpu_milli, 125);
+
+  InputOptions o;
+  o.trace = Fixture("mig/jobs.csv");
+  o.cluster = Fixture("mig/tiny.yaml");
+  auto in = LoadInputs(o);
+  ASSERT_TRUE(in.ok()) << in.status().message();
+  Workload sized = in.value().workload;
+  RightSizeParams p;
+  p.tolerance = 0.5;
+  ASSERT_TRUE(RightSizeMigDynamic(LoadCluster("tiny.yaml"), p, &sized).ok());
+  auto u = ComputeMigUsage(r, LoadCluster("tiny.yaml"), 2, &sized);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  // Instance-seconds x slices: a 1497.727 x 3 + b 2000 + c 842.045 =
+  // 7335.227 slice-s; GPU-equivalents / 7 = 1047.890 GPU-s of 2 x 2000.
+  EXPECT_NEAR(u.value().slice_alloc_h * 3600, 7335.227, 1e-2);
+  EXPECT_NEAR(u.value().alloc_pct, 100 * 1047.890 / 4000, 1e-3);
+  // Slowdowns: a 1.497727, b 1, c 1.684091: mean 1.393939.
+  EXPECT_EQ(u.value().small_jobs, 3);
+  EXPECT_NEAR(u.value().slowdown_small, 1.393939, 1e-5);
+}
+
+TEST(MigRun, DynamicIsDeterministic) {
+  const std::string dir = testutil::TempDir();
+  std::string out;
+  for (const char* name : {"/a.db", "/b.db"})
+    ASSERT_EQ(RunCli("run --jobs 2000 --cluster " + Fixture("mig/h100-dynamic.yaml") +
+                         " --mig dynamic --scale-host-requests 0.125 --policy fifo-skip+best-fit "
+                         "--out " +
+                         dir + name,
+                     &out),
+              0)
+        << out;
+  EXPECT_EQ(testutil::ReadFile(dir + "/a.db"), testutil::ReadFile(dir + "/b.db"));
+  EXPECT_TRUE(Has(out, "mig dynamic: ")) << out;
+}
+
 // Default tolerance 0.9: c (1g speed 0.594) goes to 7g and waits for a.
 TEST(MigRun, DefaultToleranceKeepsSlowJobsWhole) {
   const std::string db = testutil::TempDir() + "/m.db";
@@ -144,7 +239,7 @@ TEST(MigRun, FixtureClusterRuns) {
 TEST(MigRun, Errors) {
   std::string out;
   EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig whole", &out), 0);
-  EXPECT_TRUE(Has(out, "--mig: expected right-size or right-size:TOL, got 'whole'")) << out;
+  EXPECT_TRUE(Has(out, "--mig: expected right-size[:TOL] or dynamic[:TOL], got 'whole'")) << out;
   EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig right-size:2", &out), 0);
   EXPECT_TRUE(Has(out, "--mig: tolerance must be a number in (0, 1], got '2'")) << out;
   EXPECT_NE(RunCli(Args("h100-whole.yaml") + " --mig right-size", &out), 0);

@@ -16,6 +16,7 @@
 #include "utilsim/engine/mig.h"
 #include "utilsim/engine/mig_cluster.h"
 #include "utilsim/policies/registry.h"
+#include "utilsim/tools/host_scale.h"
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/mig_run.h"
 #include "utilsim/tools/plan.h"
@@ -26,9 +27,10 @@ namespace {
 constexpr int64_t kGiB = int64_t{1} << 30;
 const std::string k1g7 = "1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb";
 
-// The study's workload: builtin:demo (seed 1, `jobs` jobs), every GPU job's
-// host CPU and memory requests divided by `cpu_div` (the stated adjustment,
-// docs/mig.md), on tests/fixtures/mig/<cluster>.
+// The study's workload: builtin:demo (seed 1, `jobs` jobs), every job's host
+// CPU and memory requests divided by `cpu_div` (the stated adjustment,
+// docs/mig.md) with the transform of `--scale-host-requests 1/cpu_div`
+// (ScaleHostRequests), on tests/fixtures/mig/<cluster>.
 Inputs StudyInputs(int64_t jobs, int cpu_div, const std::string& cluster) {
   InputOptions o;
   o.trace = "builtin:demo";
@@ -37,11 +39,8 @@ Inputs StudyInputs(int64_t jobs, int cpu_div, const std::string& cluster) {
   auto in = LoadInputs(o);
   EXPECT_TRUE(in.ok()) << in.status().message();
   Inputs out = std::move(in).value();
-  for (Job& j : out.workload.jobs) {
-    if (j.task.gpus == 0) continue;
-    j.task.cpu_milli = std::max<int64_t>(1, j.task.cpu_milli / cpu_div);
-    j.task.mem_bytes = std::max<int64_t>(1, j.task.mem_bytes / cpu_div);
-  }
+  const double f = 1.0 / cpu_div;
+  ScaleHostRequests(&out.workload, HostScale{f, f});
   return out;
 }
 

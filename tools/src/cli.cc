@@ -18,6 +18,7 @@
 #include "utilsim/tools/csv_export.h"
 #include "utilsim/tools/fgd_experiment.h"
 #include "utilsim/tools/formats.h"
+#include "utilsim/tools/host_scale.h"
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/inspect.h"
 #include "utilsim/tools/progress.h"
@@ -153,14 +154,25 @@ void AddInputOptions(CLI::App* cmd, Options& o,
                   "key mig): each single-GPU job with measured utilization on the smallest "
                   "profile whose GPU memory and per-instance share of the node's CPU and memory "
                   "hold it and whose predicted speed is >= TOL (default 0.9) of a whole GPU; "
-                  "multi-GPU jobs keep 7g. Results are derived. docs/mig.md");
+                  "multi-GPU jobs keep 7g. dynamic[:TOL]: the same sizing (without the "
+                  "per-instance CPU share), but the declared layouts are only the start: a "
+                  "repartitioning planner creates and destroys instances as the queue needs "
+                  "them, draining busy ones when that is expected to pay off. Results are "
+                  "derived. docs/mig.md");
+  cmd->add_option("--mig-reconfig", o.run.mig_reconfig,
+                  "With --mig dynamic: CREATE[,DESTROY[,FIXED]] seconds a layout change takes "
+                  "per instance created, per instance destroyed, and once per change")
+      ->capture_default_str();
+  cmd->add_flag("--mig-no-drain{false}", o.run.mig_drain,
+                "With --mig dynamic: never drain busy instances to repartition a GPU");
   cmd->add_option("--price", o.run.price_per_gpu_h,
                   "Price of one GPU-hour in USD, for the cost of idle allocated GPUs")
       ->capture_default_str();
 }
 
 // CPU/memory allocation and GPU reservation, applied to every policy of a
-// run (docs/policies.md "Co-resource allocation").
+// run (docs/policies.md "Co-resource allocation"), and the host-request
+// scaling of the workload (host_scale.h).
 void AddCoResourceOptions(CLI::App* cmd, Options& o) {
   cmd->add_option("--cpu-alloc", o.run.cpu_alloc,
                   "CPU and memory each job gets: request (as the trace asks), proportional "
@@ -170,6 +182,11 @@ void AddCoResourceOptions(CLI::App* cmd, Options& o) {
   cmd->add_option("--gpu-reserve", o.run.gpu_reserve,
                   "CORES[,GIB]: per whole-free GPU, CPU cores (and GiB of memory) on every GPU "
                   "node that CPU-only jobs may not take, e.g. 4 or 4,16 (default: none)");
+  cmd->add_option("--scale-host-requests", o.run.scale_host_requests,
+                  "CPU[,MEM]: multiply every job's host CPU and memory request by these factors "
+                  "(> 0; one number scales both) before the run and MIG right-sizing, rounded "
+                  "to nearest, a request > 0 kept >= 1; noted in the results. E.g. 0.125 "
+                  "(docs/mig.md, the MIG study)");
 }
 
 Status Execute(Options& o, std::vector<std::string> policies, const std::string& baseline,
@@ -449,6 +466,12 @@ int RunMain(int argc, char** argv) {
     return app.exit(e);
   }
 
+  // Checked before any input is loaded or plan candidate run.
+  if (!o.run.scale_host_requests.empty())
+    if (auto f = ParseHostScale(o.run.scale_host_requests); !f.ok()) {
+      std::cerr << "utilsim: error: " << f.status().message() << "\n";
+      return 1;
+    }
   Status st;
   if (*run) {
     st = Execute(o, {o.policy}, "", "utilsim run: " + o.policy);

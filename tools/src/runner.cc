@@ -11,6 +11,7 @@
 #include "utilsim/engine/stall_model.h"
 #include "utilsim/policies/coresource.h"
 #include "utilsim/policies/fgd.h"
+#include "utilsim/tools/host_scale.h"
 #include "utilsim/tools/mig_run.h"
 #include "utilsim/tools/progress.h"
 #include "utilsim/tools/sharing.h"
@@ -27,6 +28,18 @@ Result<std::vector<RunResult>> RunPoliciesOn(const Inputs& in, const ClusterSpec
                                              const PolicyRegistry& reg,
                                              const std::vector<std::string>& policies,
                                              const RunSettings& settings) {
+  // Host-request scaling (host_scale.h): a copy of the workload, transformed
+  // once; everything below (MIG right-sizing included) sees the scaled jobs.
+  if (!settings.scale_host_requests.empty()) {
+    auto f = ParseHostScale(settings.scale_host_requests);
+    if (!f.ok()) return f.status();
+    Inputs scaled = in;
+    const int64_t n = ScaleHostRequests(&scaled.workload, f.value());
+    scaled.notes.push_back(HostScaleNote(f.value(), n));
+    RunSettings s = settings;
+    s.scale_host_requests.clear();
+    return RunPoliciesOn(scaled, cluster, reg, policies, s);
+  }
   // MIG (docs/mig.md): expand, right-size, wrap; it comes back here.
   if (!settings.mig.empty()) return RunPoliciesMig(in, cluster, reg, policies, settings);
   // Co-resource allocation (docs/policies.md): every policy's placement

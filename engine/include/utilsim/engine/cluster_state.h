@@ -2,16 +2,22 @@
 // placement policies find candidate nodes without scanning every node.
 //
 // Resources per node: CPU (milli-cores), memory (bytes) and per-GPU free share
-// (milli-GPU, 1000 = whole GPU free). A GPU is "whole-free" when its free share
-// is 1000. Whole-GPU tasks take whole-free GPUs; a fractional task takes part
-// of one GPU.
+// (milli-GPU, 1000 = whole GPU free) and per-GPU free GPU memory (bytes). A
+// GPU is "whole-free" when its free share is 1000. Whole-GPU tasks take
+// whole-free GPUs; a fractional task takes part of one GPU.
+//
+// GPU memory is a hard limit (docs/sharing.md "GPU memory"): the tasks on one
+// GPU together never ask for more than its memory (TaskDemand::gpu_mem_bytes,
+// per GPU). 0 means unknown and is not limited: a task of gpu_mem_bytes <= 0
+// takes none, and on a node whose GPU model has memory 0 nothing is counted.
 //
 // Indices maintained on every change:
 //  * per GPU model, buckets of nodes by their number of whole-free GPUs
 //    (ascending node index inside a bucket) — best-fit / worst-fit on GPUs;
 //  * a max segment tree over nodes of (whole-free GPUs, largest free GPU
 //    share, free CPU, free memory) — leftmost feasible node (first-fit) in
-//    O(log n) per visited subtree.
+//    O(log n) per visited subtree. GPU memory is not in the tree: the share
+//    prunes, the leaf test (CanHost) is exact.
 //
 // Not thread-safe; one ClusterState per simulation.
 #pragma once
@@ -64,6 +70,15 @@ class ClusterState {
   int64_t free_cpu(NodeIndex n) const { return free_cpu_[n]; }
   int64_t free_mem(NodeIndex n) const { return free_mem_[n]; }
   int32_t gpu_free_milli(NodeIndex n, int gpu) const { return gpu_free_[gpu_offset_[n] + gpu]; }
+  // Free GPU memory of a GPU, bytes (0 on a node of unknown GPU memory).
+  int64_t free_gpu_mem(NodeIndex n, int gpu) const { return gpu_mem_free_[gpu_offset_[n] + gpu]; }
+  // True when GPU `gpu` of node n has both the share and the GPU memory one
+  // task of d asks for (the per-GPU test of CanHost, PickGpus and Allocate).
+  bool GpuFits(NodeIndex n, int gpu, const TaskDemand& d) const {
+    const size_t i = static_cast<size_t>(gpu_offset_[n] + gpu);
+    return gpu_free_[i] >= d.gpu_milli && (d.gpu_mem_bytes <= 0 || nodes_[n].gpu_mem_bytes <= 0 ||
+                                           gpu_mem_free_[i] >= d.gpu_mem_bytes);
+  }
   // Number of tasks currently holding resources on node n.
   int32_t tasks_on(NodeIndex n) const { return tasks_on_[n]; }
 
@@ -72,7 +87,8 @@ class ClusterState {
   ModelMask ResolveModels(const std::vector<std::string>& names) const;
   bool ModelAllowed(NodeIndex n, ModelMask mask) const;
 
-  // True when node n can host one task of demand d now (model, GPUs, CPU, mem).
+  // True when node n can host one task of demand d now (model, GPUs, CPU, mem;
+  // a fractional task needs one GPU where GpuFits).
   bool CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
   // True when node n, empty, could host one task of d.
   bool CouldEverHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
@@ -82,12 +98,13 @@ class ClusterState {
   // whole-free GPUs of the fullest domain that still fits it (best fit, ties
   // to the lowest domain; domain-locality keeps the task on NVLink), and a
   // larger task takes wholly free domains first; for a fractional task the GPU with
-  // the least free share that still fits (ties: lowest index), which keeps
-  // whole GPUs whole. Precondition: CanHost(n, d, mask).
+  // the least free share among those where GpuFits (ties: lowest index), which
+  // keeps whole GPUs whole. Precondition: CanHost(n, d, mask).
   uint64_t PickGpus(NodeIndex n, const TaskDemand& d) const;
 
   // Claims resources for one task. Fails without changing anything if the
-  // task does not fit exactly (over-commit, wrong GPU count, bad mask).
+  // task does not fit exactly (over-commit of CPU, memory, a GPU's share or
+  // its GPU memory; wrong GPU count, bad mask).
   Status Allocate(const TaskPlacement& t, const TaskDemand& d);
   // Returns what Allocate claimed. Precondition: a matching Allocate.
   void Release(const TaskPlacement& t, const TaskDemand& d);
@@ -127,7 +144,8 @@ class ClusterState {
   std::shared_ptr<const Topology> topology_;
   std::vector<NodeInfo> nodes_;
   std::vector<int32_t> gpu_offset_;
-  std::vector<int32_t> gpu_free_;  // milli per GPU
+  std::vector<int32_t> gpu_free_;      // milli per GPU
+  std::vector<int64_t> gpu_mem_free_;  // GPU memory bytes per GPU (0: unknown memory)
   std::vector<int32_t> free_whole_;
   std::vector<int64_t> free_cpu_, free_mem_;
   std::vector<int32_t> tasks_on_;

@@ -22,6 +22,13 @@ struct TaskDemand {
   int64_t cpu_milli = 0;    // host CPU, milli-cores
   int64_t mem_bytes = 0;    // host memory, bytes
   int64_t gpu_mem_bytes = 0;  // GPU memory needed per GPU, bytes (0 = unknown)
+  // MIG instance profile each GPU of the task needs, as an index into
+  // mig::GpuModel::profiles (the same order on every MIG model), or -1 = not
+  // a MIG task. Set only by dynamic MIG right-sizing (mig_cluster.h); such a
+  // task's gpu_milli is the instance's memory slices x 125 (1000 for 7g), and
+  // only the MIG repartitioning placement (policies/mig_repartition.h) may
+  // put it on a MIG-managed GPU.
+  int32_t mig_profile = -1;
 
   // Total GPU share of the task in milli-GPU.
   int64_t total_gpu_milli() const { return int64_t{gpus} * gpu_milli; }

@@ -88,18 +88,18 @@ bool HasMig(const ClusterSpec& spec);
 // whole-GPU models of non-MIG groups; gpu_milli becomes 1000 (a job holds
 // whole instances). Multi-GPU and CPU-only jobs are otherwise unchanged.
 struct RightSizeParams {
-  double tolerance = 0.9;                          // (0, 1]
-  int64_t unknown_mem_bytes = int64_t{10} << 30;   // 10 GiB, a stated assumption
+  double tolerance = 0.9;                         // (0, 1]
+  int64_t unknown_mem_bytes = int64_t{10} << 30;  // 10 GiB, a stated assumption
   mig::MigSpeedParams speed;
 };
 struct RightSizeStats {
-  int64_t jobs = 0;             // GPU jobs seen
-  int64_t multi_gpu = 0;        // kept whole: more than one GPU
-  int64_t unknown_util = 0;     // kept whole: no measured utilization
-  int64_t fractional = 0;       // mapped from gpu_milli
-  int64_t by_util = 0;          // mapped from utilization and memory
-  int64_t mem_unknown = 0;      // of the mapped: memory from unknown_mem_bytes
-  int64_t fallback = 0;         // no present profile qualified
+  int64_t jobs = 0;                           // GPU jobs seen
+  int64_t multi_gpu = 0;                      // kept whole: more than one GPU
+  int64_t unknown_util = 0;                   // kept whole: no measured utilization
+  int64_t fractional = 0;                     // mapped from gpu_milli
+  int64_t by_util = 0;                        // mapped from utilization and memory
+  int64_t mem_unknown = 0;                    // of the mapped: memory from unknown_mem_bytes
+  int64_t fallback = 0;                       // no present profile qualified
   std::map<std::string, int64_t> by_profile;  // chosen profile name (first MIG model) -> jobs
 };
 // Errors: tolerance out of (0, 1], a spec without expanded MIG models.
@@ -107,5 +107,26 @@ Result<RightSizeStats> RightSizeMig(const ClusterSpec& expanded, const RightSize
                                     Workload* w);
 // One line for run notes: "mig right-size tol=0.9 (derived): 1g.10gb 812, ...".
 std::string FormatRightSizeStats(const RightSizeStats& s, const RightSizeParams& params);
+
+// Right-sizing for dynamic MIG (docs/mig.md, "Dynamic repartitioning"): the
+// cluster is NOT expanded; the node groups that declare `mig` are
+// MIG-managed, their declared layouts only the initial state. Each GPU job
+// allowed on a MIG-managed group's model gets task.mig_profile, chosen as
+// RightSizeMig chooses (same rules and counters) among ALL plain profiles of
+// the model (not only those present), without the per-instance host share
+// test (the node's CPU and memory are not divided: the placement checks them
+// per node). Profile memory = memory_slices / 8 x the spec model's
+// memory_bytes. When several MIG models are allowed, the largest of their
+// choices (compute, then memory slices) is taken, so it fits on each.
+// A job given a profile below 7g: gpu_milli = 125 x memory slices,
+// gpu_mem_bytes = the instance's memory (the smallest over its allowed
+// models: MIG isolates memory, the instance holds it), and gpu_models = the
+// allowed MIG-managed models only (it needs an instance);
+// a 7g job: gpu_milli = 1000 and its gpu_models unchanged (on a non-MIG node
+// it is a whole GPU). Jobs allowed on no MIG-managed model are unchanged.
+// Errors: tolerance out of (0, 1]; a spec with no `mig` group; a MIG-managed
+// group whose model is not a MIG model (names the group).
+Result<RightSizeStats> RightSizeMigDynamic(const ClusterSpec& spec, const RightSizeParams& params,
+                                           Workload* w);
 
 }  // namespace utilsim

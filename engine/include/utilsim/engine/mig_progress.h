@@ -6,7 +6,9 @@
 // "<model>/<profile>" name, mig_cluster.h)
 //   rate_j = inner rate_j x m_j,   m_j = MigSpeed(P, MigDemandFromUtil(util_j))
 // (the slowest of its tasks' nodes), and the inner rate on whole GPUs
-// (m = 1; also a 7g instance: MigSpeed of 7g is 1). The MIG speed law is a
+// (m = 1; also a 7g instance: MigSpeed of 7g is 1). Dynamic MIG (the
+// cluster not expanded): on a node of a group that declares `mig`, P is the
+// task's own profile (TaskDemand::mig_profile; m = 1 when it has none). The MIG speed law is a
 // throughput ratio of the whole job (fitted on whole-run throughputs, its
 // min(1, s/d) already hides the instance's loss behind the job's non-GPU
 // time), so it scales the whole rate, not only the busy part: scaling the
@@ -54,7 +56,8 @@ class MigProgress final : public ScaledProgress {
     return InstanceSpeed(v.workload().jobs[j], v.placement_of(j), v.state());
   }
 
-  std::vector<const mig::Profile*> profile_;  // per model index; null = whole GPU
+  std::vector<const mig::Profile*> profile_;   // per model index; null = whole GPU
+  std::vector<const mig::GpuModel*> managed_;  // per group: MIG-managed model, or null
   mig::MigSpeedParams params_;
 };
 

@@ -4,15 +4,15 @@
 // at most a threshold and their GPU memory fits.
 //
 // Per GPU the policy keeps load = sum of SoloGpuUtil (engine/
-// sharing_progress.h: util x milli / 1000) and the summed gpu_mem_bytes of
-// the fractional jobs on it, rebuilt from the running jobs at every
-// scheduling pass (PlacementPolicy::BeginPass) and raised by each placement
-// it returns during the pass (the composed scheduler starts it at once).
+// sharing_progress.h: util x milli / 1000) of the fractional jobs on it,
+// rebuilt from the running jobs at every scheduling pass
+// (PlacementPolicy::BeginPass) and raised by each placement it returns
+// during the pass (the composed scheduler starts it at once). Free share and
+// GPU memory come from the ClusterState (ClusterState::GpuFits).
 //
 // A fractional task (one GPU, gpu_milli < 1000) goes to the GPU, among those
-// with enough free share where load + own <= threshold (always allowed on a
-// whole-free GPU) and, when both the node's GPU memory and the task's
-// gpu_mem_bytes are known, summed GPU memory <= the GPU's memory:
+// where it fits (free share and, when known, free GPU memory; GpuFits) and
+// load + own <= threshold (always allowed on a whole-free GPU):
 //  1. an already-shared GPU (free share < 1000) with the highest load
 //     (ties: least free share, then lowest node, then lowest GPU index);
 //  2. else best fit: a whole-free GPU on the node with the fewest
@@ -20,9 +20,11 @@
 // none: the job waits. Whole-GPU and CPU-only tasks and gangs: best fit
 // (MakeBestFit). Cost: O(nodes x GPUs) per fractional task.
 //
-// Every built-in scheduler calls BeginPass at the start of its pass (the
-// preemptive ones do not call it again after a preemption within the pass,
-// so loads freed by it are seen from the next pass on).
+// Every built-in scheduler calls BeginPass at the start of its pass, and
+// the preemptive ones (priority-preempt, tiresias) again after preempting
+// inside a pass, before placing the job that preempted (rebuilding is
+// idempotent). Their victim search still sees the loads of the jobs it
+// tries releasing (ChooseVictims: conservative, may preempt nothing).
 // PolicyId {"colocate", "1"}; the registry's "colocate" has threshold 1.0.
 #pragma once
 

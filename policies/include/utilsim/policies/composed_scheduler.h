@@ -3,6 +3,7 @@
 // the first job that cannot start.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -24,7 +25,9 @@ class ComposedScheduler final : public Scheduler {
   void OnArrival(JobIndex j, Micros now) override { queue_->Add(j, now); }
   void OnFinish(JobIndex j, Micros now) override { queue_->OnFinish(j, now); }
   Status Pass(PassContext& ctx) override;
-  Micros NextWakeup(Micros now) const override { return queue_->NextWakeup(now); }
+  Micros NextWakeup(Micros now) const override {
+    return std::min(queue_->NextWakeup(now), placement_->NextWakeup(now));
+  }
   size_t queued() const override { return queue_->size(); }
 
  private:

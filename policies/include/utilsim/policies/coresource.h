@@ -130,6 +130,7 @@ class GpuReservationPlacement final : public PlacementPolicy {
   PolicyId id() const override;
   void Init(const Workload& w) override { inner_->Init(w); }
   void BeginPass(PassContext& ctx) override { inner_->BeginPass(ctx); }
+  Micros NextWakeup(Micros now) const override { return inner_->NextWakeup(now); }
   // CPU-only jobs: on every GPU node with w > 0 whole-free GPUs, holds
   // min(free CPU, w x cpu) and min(free memory, w x mem) on the live state,
   // asks the inner policy, releases (the state is left as found). GPU jobs:

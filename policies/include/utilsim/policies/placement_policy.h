@@ -29,20 +29,21 @@ class PlacementPolicy {
   virtual void BeginPass(PassContext& /*ctx*/) {}
   // A placement for every task of `job`, or nullopt if it cannot start now.
   virtual std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) = 0;
+  // Earliest time (> now) at which this policy could place something that it
+  // cannot place now although nothing arrives or finishes (MIG instances
+  // being created, mig_repartition.h), or kNever. Every scheduler that owns a
+  // placement includes it in its own NextWakeup. Default: kNever.
+  virtual Micros NextWakeup(Micros /*now*/) const { return kNever; }
 };
 
 // A job's equivalence class for placement (Borg §5.1): jobs of one shape fit
 // or fail together on the same cluster state, so a scheduling pass tries a
 // failed shape only once.
-using JobShape = std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>;
+using JobShape =
+    std::tuple<int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, int32_t, ModelMask>;
 inline JobShape ShapeOf(const Job& j, ModelMask mask) {
-  return {j.tasks,
-          j.task.gpus,
-          j.task.gpu_milli,
-          j.task.cpu_milli,
-          j.task.mem_bytes,
-          j.task.gpu_mem_bytes,
-          mask};
+  return {j.tasks,          j.task.gpus,          j.task.gpu_milli,   j.task.cpu_milli,
+          j.task.mem_bytes, j.task.gpu_mem_bytes, j.task.mig_profile, mask};
 }
 
 // Chooses a node for one task given the current state, or -1.

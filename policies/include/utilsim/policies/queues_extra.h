@@ -71,7 +71,11 @@ std::unique_ptr<Scheduler> MakePriorityPreempt(std::string label,
 // Shared by the preemptive schedulers: with `candidates` in preemption order
 // (all running), the shortest prefix whose release lets job j fit, found on a
 // scratch copy of ctx.cluster() with `placement`; nullopt if even all of them
-// do not suffice. Leaves ctx.cluster() unchanged.
+// do not suffice. Leaves ctx.cluster() unchanged. The placement's pass state
+// (colocate's loads, BeginPass) is not told of the scratch releases, so for
+// colocate the search is conservative; after preempting, the caller calls
+// placement.BeginPass(ctx) again before placing j (the probe's Place may
+// also have raised that state).
 std::optional<std::vector<JobIndex>> ChooseVictims(PassContext& ctx, PlacementPolicy& placement,
                                                    JobIndex j,
                                                    const std::vector<JobIndex>& candidates);

@@ -15,29 +15,49 @@
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/mig_cluster.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/policies/mig_repartition.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/runner.h"
 
 namespace utilsim::tools {
 
-// "right-size" or "right-size:TOL" (TOL in (0, 1], default 0.9). Errors name
-// --mig.
+// "right-size" or "right-size:TOL" (TOL in (0, 1], default 0.9), or
+// "dynamic" / "dynamic:TOL". Errors name --mig.
+struct MigMode {
+  bool dynamic = false;  // repartition during the run (policies/mig_repartition.h)
+  RightSizeParams size;
+};
+Result<MigMode> ParseMigMode(const std::string& text);
+// The right-sizing parameters of ParseMigMode (either mode).
 Result<RightSizeParams> ParseMigOption(const std::string& text);
+// "CREATE[,DESTROY[,FIXED]]" seconds >= 0 (--mig-reconfig; DESTROY defaults
+// to CREATE, FIXED to 0). Errors name --mig-reconfig.
+Result<mig::ReconfigTimes> ParseMigReconfig(const std::string& text);
 
 // RunPoliciesOn with settings.mig applied (non-empty): errors name --mig and
 // the cluster/node group/field (ExpandMig). Each result's notes get the
 // right-sizing line (derived) and that instances count as GPUs in the summary.
+// Dynamic mode: the cluster is not expanded (ExpandMig only validates it),
+// jobs are sized by RightSizeMigDynamic, every policy's placement is
+// decorated by MakeMigRepartition (settings.mig_reconfig,
+// settings.mig_drain), and each result's notes get its reconfiguration
+// figures (FormatMigReconfigStats); `reconfig` (may be null) receives them
+// per policy, in the order of `policies`.
 Result<std::vector<RunResult>> RunPoliciesMig(const Inputs& in, const ClusterSpec& cluster,
                                               const PolicyRegistry& reg,
                                               const std::vector<std::string>& policies,
-                                              const RunSettings& settings);
+                                              const RunSettings& settings,
+                                              std::vector<MigReconfigStats>* reconfig = nullptr);
 
 // MIG figures of one run over [first submit, last finish] (span_s), from the
 // job records. `run_cluster` is the cluster the run used (expanded or not;
 // it is expanded here when it has MIG layouts), `physical_gpus` the GPUs of
 // the physical cluster. A job's instance: the GPU model of its first task's
-// node; whole GPUs (and 7g) have 7 slices.
+// node; whole GPUs (and 7g) have 7 slices. Dynamic MIG (a run on the
+// unexpanded cluster): a job on a node of a `mig` group has the compute
+// slices of its profile in `sized` (the run's workload after
+// RightSizeMigDynamic, matched by job name); pass null otherwise.
 //   gpu_alloc_h   sum alloc_gpu_s x slices / 7 (GPU-equivalents held)
 //   useful_h      sum useful_gpu_s (full-GPU busy work, the same in any run)
 //   slice_alloc_h sum alloc_gpu_s x slices;  slice_busy_h: the same for the
@@ -57,6 +77,6 @@ struct MigUsage {
   double slowdown_small = 1;
 };
 Result<MigUsage> ComputeMigUsage(const RunResult& r, const ClusterSpec& run_cluster,
-                                 int64_t physical_gpus);
+                                 int64_t physical_gpus, const Workload* sized = nullptr);
 
 }  // namespace utilsim::tools

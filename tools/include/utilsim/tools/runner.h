@@ -43,6 +43,10 @@ struct RunSettings {
   // "" = none).
   std::string cpu_alloc = "request";
   std::string gpu_reserve;
+  // Host requests "CPU[,MEM]" (tools/host_scale.h): every job's CPU and
+  // memory request multiplied by these factors before the run (and before
+  // MIG right-sizing), noted in every result; "" = as given.
+  std::string scale_host_requests;
   // C++ hooks, not options (plan, progress; utilsim/tools/progress.h).
   // `progress`: each run reports its events and simulated time to this board
   // (not owned; null = none). `observer`: called for every event of every run
@@ -52,12 +56,17 @@ struct RunSettings {
   ProgressBoard* progress = nullptr;
   std::function<void(Micros, const char*, JobIndex)> observer;
   // MIG (docs/mig.md): "right-size[:TOL]" runs on the cluster's MIG layouts
-  // with right-sized jobs (RunPoliciesMig, tools/mig_run.h); "" = MIG layouts
-  // ignored (whole GPUs). `wrap_progress` (C++ hook, set by RunPoliciesMig):
+  // with right-sized jobs, "dynamic[:TOL]" repartitions them during the run
+  // (RunPoliciesMig, tools/mig_run.h); "" = MIG layouts ignored (whole
+  // GPUs). `wrap_progress` (C++ hook, set by RunPoliciesMig):
   // wraps the run's progress model (after sharing); the result must not
   // outlive the runs.
   std::string mig;
   std::function<std::shared_ptr<ProgressModel>(const ProgressModel* inner)> wrap_progress;
+  // Dynamic MIG (--mig dynamic): change times "CREATE[,DESTROY[,FIXED]]"
+  // seconds (ParseMigReconfig) and whether the planner may drain instances.
+  std::string mig_reconfig = "2,2,0";
+  bool mig_drain = true;
 };
 
 // Runs every policy name (registry forms) on `in`; results in the order of
