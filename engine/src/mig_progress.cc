@@ -49,6 +49,13 @@ double MigProgress::InstanceSpeed(const Job& job, const Placement& p,
   return m;
 }
 
+double MigProgress::BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
+                                 double speed) const {
+  const double f = inner_->BusyFraction(job, w, done, rate, speed);
+  if (job.task.mig_profile < 0 || job.task.gpu_milli >= 1000 || job.task.gpu_milli <= 0) return f;
+  return std::clamp(f * 1000.0 / job.task.gpu_milli, 0.0, 1.0);
+}
+
 double MigProgress::Rate(const Job& job, const Placement& p, const ClusterState& cluster) const {
   return inner_->Rate(job, p, cluster) * InstanceSpeed(job, p, cluster);
 }

@@ -614,7 +614,12 @@ RunResult Simulation::Finish() {
       rec.alloc_gpu_s =
           gpus * (static_cast<double>(r.held_before_us) / 1e6 + (end - r.start).seconds());
       const Micros done = r.finished && !r.killed ? job.runtime : Micros(std::llround(r.done));
-      rec.useful_gpu_s = gpus * RecordedBusyIntegral(job, w_, done);
+      // A MIG task's utilization is of a whole GPU per instance while it
+      // holds only the instance's share (TaskDemand::mig_profile): its
+      // useful work counts full-GPU busy seconds, as on whole GPUs.
+      const double busy_gpus =
+          job.task.mig_profile >= 0 ? static_cast<double>(job.tasks) * job.task.gpus : gpus;
+      rec.useful_gpu_s = std::min(rec.alloc_gpu_s, busy_gpus * RecordedBusyIntegral(job, w_, done));
       // Idle GPU time by cause, in proportion to the job's idle shares over
       // its run (all unattributed when the model gives none).
       const double idle = std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s);

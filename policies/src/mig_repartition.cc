@@ -19,7 +19,7 @@ constexpr int64_t kNoJob = -1;
 bool IsMe(const mig::Profile& p) { return p.name.find("+me") != std::string_view::npos; }
 
 // The plain profile with the same slices as profile p (p itself unless +me).
-int Plain(const mig::GpuModel& m, int p) {
+int PlainSlow(const mig::GpuModel& m, int p) {
   const mig::Profile& x = m.profiles[static_cast<size_t>(p)];
   if (!IsMe(x)) return p;
   for (size_t i = 0; i < m.profiles.size(); ++i)
@@ -28,6 +28,18 @@ int Plain(const mig::GpuModel& m, int p) {
       return static_cast<int>(i);
   return p;
 }
+// The tables list the same profiles in the same order on every model.
+int Plain(const mig::GpuModel& m, int p) {
+  static const std::array<int, mig::kMemorySlices> kPlain = [] {
+    std::array<int, mig::kMemorySlices> t{};
+    const mig::GpuModel& m0 = mig::GpuModels()[0];
+    for (size_t i = 0; i < t.size(); ++i)
+      t[i] = i < m0.profiles.size() ? PlainSlow(m0, static_cast<int>(i)) : static_cast<int>(i);
+    return t;
+  }();
+  return p >= 0 && p < static_cast<int>(kPlain.size()) ? kPlain[static_cast<size_t>(p)]
+                                                       : PlainSlow(m, p);
+}
 
 struct Gpu {
   NodeIndex node = 0;
@@ -35,10 +47,12 @@ struct Gpu {
   mig::MigGpu mg;
   std::array<int64_t, mig::kMemorySlices> job{};  // by start: job index or kNoJob
   std::array<Micros, mig::kMemorySlices> idle_since{};
+  std::array<Micros, mig::kMemorySlices> end{};  // busy: start + recorded runtime
   // A created instance is kept for its profile's jobs until the pass at its
   // ready time has run (no other change may destroy it before).
   std::array<Micros, mig::kMemorySlices> fresh_until{};
-  bool plan = false;  // a drain plan waits
+  uint32_t version = 0;  // bumped on every change within a pass (option cache)
+  bool plan = false;     // a drain plan waits
   mig::Layout target;
   uint8_t destroy_mask = 0;  // memory slices of the instances the plan destroys
   Micros plan_at{0};
@@ -66,6 +80,7 @@ struct Option {
   mig::Layout target;
   uint8_t destroy = 0;  // memory slices of destroyed instances
   bool needs_drain = false;
+  bool room = false;  // P fits in free slices: target chosen by Materialize
   bool operator<(const Option& o) const {
     if (ready != o.ready) return ready < o.ready;
     if (busy != o.busy) return busy > o.busy;
@@ -106,7 +121,6 @@ class MigRepartition final : public PlacementPolicy {
     ctx_ = &ctx;
     live_ = &ctx.cluster();
     now_ = ctx.now();
-    promised_.clear();
     if (!built_) Build(*live_);
     if (gpus_.empty()) return;
     Reconcile(ctx);
@@ -115,6 +129,7 @@ class MigRepartition final : public PlacementPolicy {
     while (!pending_.empty() && *pending_.begin() <= now_) pending_.erase(pending_.begin());
     failed_.clear();
     drain_tried_.clear();
+    ++pass_id_;
     counts_dirty_ = true;
     claims_.fill(0);
     for (const Gpu& g : gpus_) {
@@ -191,6 +206,7 @@ class MigRepartition final : public PlacementPolicy {
       }
       node_gpus_[n].second = static_cast<int32_t>(gpus_.size());
     }
+    cache_.assign(gpus_.size() * mig::kMemorySlices, Cached{});
   }
 
   // The inner policy on the GPUs of non-managed nodes: the managed GPUs' free
@@ -240,7 +256,10 @@ class MigRepartition final : public PlacementPolicy {
       for (const auto& [gi, start] : it->second) {
         Gpu& g = gpus_[static_cast<size_t>(gi)];
         if (g.mg.Find(start) < 0 || g.job[static_cast<size_t>(start)] != kNoJob) continue;
-        if (g.mg.StartJob(start, now_).ok()) g.job[static_cast<size_t>(start)] = j;
+        if (g.mg.StartJob(start, now_).ok()) {
+          g.job[static_cast<size_t>(start)] = j;
+          g.end[static_cast<size_t>(start)] = ctx.started_at(j) + w_->jobs[j].runtime;
+        }
       }
       next.emplace(j, std::move(it->second));
     }
@@ -288,6 +307,7 @@ class MigRepartition final : public PlacementPolicy {
     }
     if (done.value() > now_) pending_.insert(done.value());
     counts_dirty_ = true;
+    ++g->version;
     g->plan = false;
     g->destroy_mask = 0;
     g->target.clear();
@@ -388,22 +408,21 @@ class MigRepartition final : public PlacementPolicy {
         Gpu& g = gpus_[static_cast<size_t>(gi)];
         if (!g.mg.StartJob(s, now_).ok()) return std::nullopt;
         g.job[static_cast<size_t>(s)] = j;
+        g.end[static_cast<size_t>(s)] = now_ + job.runtime;
+        ++g.version;
       }
       ready_idle_[static_cast<size_t>(P)] -= static_cast<int64_t>(taken.size());
       if (j != kNoJob) {
         assigned_[static_cast<JobIndex>(j)] = taken;
-        promised_.push_back(static_cast<JobIndex>(j));
       }
     }
     return out;
   }
 
-  // When the job on an instance is expected to end (start + recorded runtime).
-  Micros ExpectedEnd(int64_t j) const {
-    const JobIndex ji = static_cast<JobIndex>(j);
-    const Micros runtime = w_->jobs[ji].runtime;
-    if (std::find(promised_.begin(), promised_.end(), ji) != promised_.end()) return now_ + runtime;
-    return std::max(now_, ctx_->started_at(ji) + runtime);
+  // When the job on the busy instance at `start` of g is expected to end:
+  // its start + its recorded runtime (an estimate), not before now.
+  Micros ExpectedEnd(const Gpu& g, int start) const {
+    return std::max(now_, g.end[static_cast<size_t>(start)]);
   }
 
   // The best change of g that adds an instance of P: destroying only idle,
@@ -442,13 +461,13 @@ class MigRepartition final : public PlacementPolicy {
       any = any || !(p.Mask(s) & blocked);
     }
     if (!any) return std::nullopt;
-    if (room) {
-      if (auto s = mig::ChooseStart(m, g.mg.layout(), P)) {  // room without destroying
-        mig::Layout t = g.mg.layout();
-        t.push_back({P, *s});
-        consider(std::move(t), 0, now_, 0);
-        return best;
-      }
+    if (room) {  // room without destroying: one create; the slot is chosen if taken
+      Option o;
+      o.ready = begin + g.mg.times().fixed + g.mg.times().create;
+      o.busy = g.BusySlices() * 8;
+      o.gpu = gi;
+      o.room = true;
+      return o;
     }
     // Destroy the instances overlapping P's slot at `at`, when allowed.
     auto try_slot = [&](int at) {
@@ -468,7 +487,7 @@ class MigRepartition final : public PlacementPolicy {
         const int64_t j = g.job[xs];
         if (j != kNoJob) {
           if (!drain) return false;
-          drained = std::max(drained, ExpectedEnd(j));
+          drained = std::max(drained, ExpectedEnd(g, x.start));
           if (drained >= bound_) return false;  // cannot beat the wait without it
         }
         destroy |= xm;
@@ -517,7 +536,19 @@ class MigRepartition final : public PlacementPolicy {
           if (std::any_of(chosen.begin(), chosen.end(),
                           [&](const Option& o) { return o.gpu == gi; }))
             continue;
-          if (auto o = BestChange(g, gi, P, drain)) cand.push_back(std::move(*o));
+          if (drain) {
+            if (auto o = BestChange(g, gi, P, true)) cand.push_back(std::move(*o));
+            continue;
+          }
+          // Without drains a GPU's option depends only on its own state:
+          // cached per pass until the GPU changes.
+          Cached& e = cache_[static_cast<size_t>(gi) * mig::kMemorySlices + static_cast<size_t>(P)];
+          if (e.pass != pass_id_ || e.version != g.version) {
+            e.option = BestChange(g, gi, P, false);
+            e.pass = pass_id_;
+            e.version = g.version;
+          }
+          if (e.option) cand.push_back(*e.option);
         }
         any = any || !cand.empty();
         if (cand.size() < need || !CpuFits(c, n, job, used)) continue;
@@ -544,9 +575,22 @@ class MigRepartition final : public PlacementPolicy {
     return chosen;
   }
 
+  // A room option's target: the slot choice (ChooseStart) on the layout.
+  bool Materialize(Option* o, int P) const {
+    if (!o->room) return true;
+    const Gpu& g = gpus_[static_cast<size_t>(o->gpu)];
+    const std::optional<int> s = mig::ChooseStart(g.mg.model(), g.mg.layout(), P);
+    if (!s) return false;
+    o->target = g.mg.layout();
+    o->target.push_back({P, *s});
+    return true;
+  }
+
   bool Repartition(const Job& job, int P, ModelMask mask, const ClusterState& c) {
     auto chosen = ChooseChanges(job, P, mask, c, false);
     if (!chosen) return false;
+    for (Option& o : *chosen)
+      if (!Materialize(&o, P)) return false;
     for (const Option& o : *chosen) Apply(&gpus_[static_cast<size_t>(o.gpu)], o.target, false);
     return true;
   }
@@ -569,7 +613,7 @@ class MigRepartition final : public PlacementPolicy {
           const int64_t j = g.job[static_cast<size_t>(x.start)];
           if (j == kNoJob || Plain(g.mg.model(), x.profile) != P) continue;
           if (g.plan && (g.prof(x).Mask(x.start) & g.destroy_mask)) continue;
-          natural = std::min(natural, ExpectedEnd(j));
+          natural = std::min(natural, ExpectedEnd(g, x.start));
         }
       }
     }
@@ -577,6 +621,8 @@ class MigRepartition final : public PlacementPolicy {
     auto chosen = ChooseChanges(job, P, mask, c, true);
     bound_ = kNever;
     if (!chosen) return;
+    for (Option& o : *chosen)
+      if (!Materialize(&o, P)) return;
     Micros ready{0};
     for (const Option& o : *chosen) ready = std::max(ready, o.ready);
     if (!(ready < natural)) return;
@@ -588,6 +634,7 @@ class MigRepartition final : public PlacementPolicy {
       g.destroy_mask = o.destroy;
       g.plan_at = now_;
       counts_dirty_ = true;
+      ++g.version;
       if (g.mg.MustDrain(g.target).empty()) Apply(&g, g.target, true);
     }
   }
@@ -607,13 +654,19 @@ class MigRepartition final : public PlacementPolicy {
   std::array<int64_t, mig::kMemorySlices> claims_{};  // per plain profile, this pass
   std::multiset<Micros> pending_;                     // ready times of changes in progress
   std::unordered_map<JobIndex, std::vector<std::pair<int32_t, int>>> assigned_;
-  std::vector<JobIndex> promised_;                        // placed in this pass
   std::array<int64_t, mig::kMemorySlices> ready_idle_{};  // CountReady
   bool counts_dirty_ = true;
   // (drain, profile, mask) for which no GPU had a change option in this pass.
   mutable std::vector<std::tuple<bool, int, ModelMask>> failed_;
   std::vector<std::tuple<bool, int, ModelMask>> drain_tried_;  // Drain, this pass
-  Micros bound_ = kNever;  // Drain: options ending at or after it are useless
+  Micros bound_ = kNever;
+  struct Cached {
+    uint64_t pass = 0;
+    uint32_t version = 0;
+    std::optional<Option> option;
+  };
+  mutable std::vector<Cached> cache_;  // per GPU x profile: BestChange without drain
+  uint64_t pass_id_ = 0;               // Drain: options ending at or after it are useless
 };
 
 }  // namespace

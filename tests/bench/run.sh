@@ -49,6 +49,13 @@ timed() {  # label, command...
 timed "report, 1M-job results file" $PIN "$BUILD/tools/utilsim" report "$TMP/core.db" -o "$TMP/report.html"
 timed "plan, demo workload, 2 policies, p95-wait<=1h" "$BUILD/tools/utilsim" plan --trace builtin:demo \
   --policies fifo-skip+best-fit,fifo-skip+worst-fit --target 'p95-wait<=1h'
+# Dynamic MIG repartitioning (docs/mig.md) at the study's congested size
+# (55 H100 nodes, host requests / 8), against the same run on whole GPUs.
+sed 's/count: 64/count: 55/' "$ROOT/tests/fixtures/mig/h100-dynamic.yaml" > "$TMP/h55.yaml"
+timed "demo on 55 H100 nodes, whole GPUs" $PIN "$BUILD/tools/utilsim" run --cluster "$TMP/h55.yaml" \
+  --policy fifo-skip+best-fit --scale-host-requests 0.125
+timed "demo on 55 H100 nodes, --mig dynamic" $PIN "$BUILD/tools/utilsim" run --cluster "$TMP/h55.yaml" \
+  --mig dynamic --policy fifo-skip+best-fit --scale-host-requests 0.125
 
 TRACES=${UTILSIM_TRACES:-$ROOT/../shared/traces}
 if [ -d "$TRACES" ]; then

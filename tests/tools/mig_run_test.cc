@@ -183,6 +183,15 @@ TEST(MigRun, DynamicTinyCaseByHand) {
   // 7335.227 slice-s; GPU-equivalents / 7 = 1047.890 GPU-s of 2 x 2000.
   EXPECT_NEAR(u.value().slice_alloc_h * 3600, 7335.227, 1e-2);
   EXPECT_NEAR(u.value().alloc_pct, 100 * 1047.890 / 4000, 1e-3);
+  // Useful work counts full-GPU busy seconds (the recorded utilization is
+  // of a whole GPU), as in the static run: 450 GPU-s of 4000 = 11.25%.
+  EXPECT_NEAR(u.value().useful_h * 3600, 450, 1e-2);
+  EXPECT_NEAR(u.value().effective_util_pct, 11.25, 1e-3);
+  EXPECT_NEAR(r.summary.useful_gpu_h * 3600, 450, 1e-2);
+  // Busy slices: a (1497.727 - (1000 - 300)) x 3 = 2393.182, b 2000 - 1900
+  // = 100, c 842.045 - 450 = 392.045: 2885.227 of 7335.227 = 39.334%.
+  EXPECT_NEAR(u.value().slice_busy_h * 3600, 2885.227, 1e-2);
+  EXPECT_NEAR(u.value().slice_busy_pct, 39.334, 1e-2);
   // Slowdowns: a 1.497727, b 1, c 1.684091: mean 1.393939.
   EXPECT_EQ(u.value().small_jobs, 3);
   EXPECT_NEAR(u.value().slowdown_small, 1.393939, 1e-5);

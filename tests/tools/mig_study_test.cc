@@ -20,6 +20,7 @@
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/mig_run.h"
 #include "utilsim/tools/plan.h"
+#include "utilsim/tools/runner.h"
 
 namespace utilsim::tools {
 namespace {
@@ -173,6 +174,47 @@ TEST(MigStudy, NoSavingWithHostRequestsAsDrawn) {
   ASSERT_TRUE(b.met);
   EXPECT_GE(b.chosen.gpus, a.chosen.gpus);
   EXPECT_LT(st.mig.usage.small_jobs, 2000);
+}
+
+// Dynamic repartitioning (docs/mig.md, "Dynamic repartitioning"): every GPU
+// MIG-managed, starting as one 7g (h100-dynamic.yaml), `--mig dynamic`.
+// `utilsim plan` found the smallest sizes (commands in docs/mig.md): 440
+// GPUs with host requests / 8 (static MIG 480, whole 536) and 520 with the
+// requests as drawn (static 584, whole 536). This pins each found size and
+// the one below it, and that the other configurations miss at that size.
+double P95At(const std::string& cluster, int cpu_div, int64_t nodes, const std::string& mig) {
+  const Inputs in = StudyInputs(20000, cpu_div, cluster);
+  auto scaled = ScaleCluster(in.cluster, nodes);
+  EXPECT_TRUE(scaled.ok()) << scaled.status().message();
+  RunSettings rs;
+  rs.mig = mig;
+  rs.threads = 1;
+  const PolicyRegistry reg = BuiltinPolicies();
+  auto r = RunPoliciesOn(in, scaled.value(), reg, {"fifo-skip+best-fit"}, rs);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (!r.ok()) return -1;
+  const RunResult& run = r.value()[0];
+  std::printf("%-18s /%d %3lld nodes %-11s p95-wait=%.0f s notes: %s\n", cluster.c_str(), cpu_div,
+              static_cast<long long>(nodes), mig.empty() ? "whole" : mig.c_str(),
+              run.summary.wait_p95_s,
+              run.meta.notes
+                  .substr(run.meta.notes.rfind("mig dynamic: ") == std::string::npos
+                              ? run.meta.notes.size()
+                              : run.meta.notes.rfind("mig dynamic: "))
+                  .c_str());
+  return run.summary.wait_p95_s;
+}
+
+TEST(MigStudy, DynamicRepartitioningNeedsFewerGpus) {
+  // Requests / 8: dynamic meets p95 <= 1 h at 55 nodes (440 GPUs), not at
+  // 54; static MIG (its own 480-GPU mix, scaled) and whole GPUs miss at 55.
+  EXPECT_LE(P95At("h100-dynamic.yaml", 8, 55, "dynamic"), 3600);
+  EXPECT_GT(P95At("h100-dynamic.yaml", 8, 54, "dynamic"), 3600);
+  EXPECT_GT(P95At("h100-mig.yaml", 8, 55, "right-size"), 3600);
+  EXPECT_GT(P95At("h100-whole.yaml", 8, 55, ""), 3600);
+  // Requests as drawn: dynamic meets at 65 nodes (520), whole GPUs do not.
+  EXPECT_LE(P95At("h100-dynamic.yaml", 1, 65, "dynamic"), 3600);
+  EXPECT_GT(P95At("h100-whole.yaml", 1, 65, ""), 3600);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <unordered_map>
@@ -65,6 +66,31 @@ Result<mig::ReconfigTimes> ParseMigReconfig(const std::string& text) {
 
 namespace {
 
+int64_t PhysicalGpus(const ClusterSpec& c) {
+  int64_t n = 0;
+  for (const NodeGroup& g : c.groups) n += int64_t{g.count} * g.gpus;
+  return n;
+}
+
+// Appends each run's slice figures (ComputeMigUsage) to its notes.
+Status NoteUsage(const ClusterSpec& cluster, const Workload* sized, std::vector<RunResult>* runs) {
+  for (RunResult& r : *runs) {
+    auto u = ComputeMigUsage(r, cluster, PhysicalGpus(cluster), sized);
+    if (!u.ok()) return u.status();
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "mig slices (first submit .. last finish): %.1f slice-h allocated, %.1f busy "
+                  "(%.1f%%); slice-weighted allocation %.1f%%, effective utilization %.1f%% of "
+                  "%lld GPUs; %lld jobs on instances below 7g, mean slowdown %.3f; ",
+                  u.value().slice_alloc_h, u.value().slice_busy_h, u.value().slice_busy_pct,
+                  u.value().alloc_pct, u.value().effective_util_pct,
+                  static_cast<long long>(u.value().physical_gpus),
+                  static_cast<long long>(u.value().small_jobs), u.value().slowdown_small);
+    r.meta.notes += buf;
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<RunResult>> RunDynamic(const Inputs& in, const ClusterSpec& cluster,
                                           const PolicyRegistry& reg,
                                           const std::vector<std::string>& policies,
@@ -100,6 +126,7 @@ Result<std::vector<RunResult>> RunDynamic(const Inputs& in, const ClusterSpec& c
     out.value()[i].meta.notes += FormatMigReconfigStats(*made[i]) + "; ";
     if (reconfig) reconfig->push_back(*made[i]);
   }
+  if (Status st2 = NoteUsage(cluster, &sized.workload, &out.value()); !st2.ok()) return st2;
   return out;
 }
 
@@ -134,7 +161,10 @@ Result<std::vector<RunResult>> RunPoliciesMig(const Inputs& in, const ClusterSpe
   s.wrap_progress = [ex](const ProgressModel* inner) -> std::shared_ptr<ProgressModel> {
     return std::make_shared<MigProgress>(inner, *ex);
   };
-  return RunPoliciesOn(sized, expanded.value(), reg, policies, s);
+  auto out = RunPoliciesOn(sized, expanded.value(), reg, policies, s);
+  if (!out.ok()) return out;
+  if (Status su = NoteUsage(cluster, nullptr, &out.value()); !su.ok()) return su;
+  return out;
 }
 
 Result<MigUsage> ComputeMigUsage(const RunResult& r, const ClusterSpec& run_cluster,

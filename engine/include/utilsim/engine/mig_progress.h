@@ -43,6 +43,13 @@ class MigProgress final : public ScaledProgress {
   // "<inner> mig w=<memory weight> u_sat=<util at saturation>".
   std::string name() const override;
   double Rate(const Job& job, const Placement& p, const ClusterState& cluster) const override;
+  // Static layouts: the inner one. Dynamic MIG: a task below 7g holds only
+  // its memory slices (gpu_milli / 1000 of a GPU) while its recorded
+  // utilization is of a whole GPU, so the inner busy fraction (full-GPU
+  // busy work per second) is divided by that share, clamped to [0, 1]:
+  // useful GPU-seconds are then the same as in a static or whole-GPU run.
+  double BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
+                      double speed) const override;
   bool interacts() const override { return inner_->interacts(); }
   bool Interacts(const Workload& w, const ClusterState& c) const override {
     return inner_->Interacts(w, c);
