@@ -81,6 +81,7 @@ struct Option {
   uint8_t destroy = 0;  // memory slices of destroyed instances
   bool needs_drain = false;
   bool room = false;  // P fits in free slices: target chosen by Materialize
+  bool noop = false;  // the GPU already has an idle, ready instance of P
   bool operator<(const Option& o) const {
     if (ready != o.ready) return ready < o.ready;
     if (busy != o.busy) return busy > o.busy;
@@ -118,6 +119,7 @@ class MigRepartition final : public PlacementPolicy {
 
   void BeginPass(PassContext& ctx) override {
     inner_->BeginPass(ctx);
+    if (w_ != &ctx.workload()) Init(ctx.workload());  // a scheduler that did not call Init
     ctx_ = &ctx;
     live_ = &ctx.cluster();
     now_ = ctx.now();
@@ -129,6 +131,7 @@ class MigRepartition final : public PlacementPolicy {
     while (!pending_.empty() && *pending_.begin() <= now_) pending_.erase(pending_.begin());
     failed_.clear();
     drain_tried_.clear();
+    waiting_.clear();
     ++pass_id_;
     counts_dirty_ = true;
     claims_.fill(0);
@@ -152,6 +155,14 @@ class MigRepartition final : public PlacementPolicy {
     if (IsFull(P) && (mask & nonmig_mask_) != 0)
       if (auto q = PlaceOutside(job, mask & nonmig_mask_, c)) return q;
     if (!live) return std::nullopt;
+    // A scheduler may ask for one job several times in a pass (backfilling's
+    // planning, a preemption attempt): it claims or orders a change once.
+    const auto idx = index_.find(job.name);
+    if (idx != index_.end()) {
+      if (std::find(waiting_.begin(), waiting_.end(), idx->second) != waiting_.end())
+        return std::nullopt;
+      waiting_.push_back(idx->second);
+    }
     const int64_t k = int64_t{job.tasks} * job.task.gpus;
     int64_t& claim = claims_[static_cast<size_t>(P)];
     if (claim >= k) {
@@ -434,6 +445,10 @@ class MigRepartition final : public PlacementPolicy {
     std::optional<Option> best;
     auto consider = [&](mig::Layout target, uint8_t destroy, Micros drained, int lost) {
       if (!mig::CheckLayout(m, target).ok()) return;
+      mig::Layout sorted = target;
+      std::sort(sorted.begin(), sorted.end(),
+                [](const mig::Instance& a, const mig::Instance& b) { return a.start < b.start; });
+      if (sorted == g.mg.layout()) return;  // P is already there: not a change
       Option o;
       o.ready = std::max(begin, drained) + g.mg.Cost(target);
       o.busy = g.BusySlices() * 8 - lost;  // more busy, then fewer slices destroyed
@@ -443,6 +458,14 @@ class MigRepartition final : public PlacementPolicy {
       o.needs_drain = drained > now_ || !g.mg.MustDrain(o.target).empty();
       if (!best || o < *best) best = std::move(o);
     };
+    if (ReadyIdle(g, gi, P, {}) >= 0) {  // already there: a member without a change
+      Option o;
+      o.ready = now_;
+      o.busy = g.BusySlices() * 8;
+      o.gpu = gi;
+      o.noop = true;
+      return o;
+    }
     // Memory slices in use, and those no change may touch now (busy unless
     // draining, being created, or fresh).
     uint8_t occupied = 0, blocked = 0;
@@ -577,7 +600,7 @@ class MigRepartition final : public PlacementPolicy {
 
   // A room option's target: the slot choice (ChooseStart) on the layout.
   bool Materialize(Option* o, int P) const {
-    if (!o->room) return true;
+    if (!o->room || o->noop) return true;
     const Gpu& g = gpus_[static_cast<size_t>(o->gpu)];
     const std::optional<int> s = mig::ChooseStart(g.mg.model(), g.mg.layout(), P);
     if (!s) return false;
@@ -591,8 +614,13 @@ class MigRepartition final : public PlacementPolicy {
     if (!chosen) return false;
     for (Option& o : *chosen)
       if (!Materialize(&o, P)) return false;
-    for (const Option& o : *chosen) Apply(&gpus_[static_cast<size_t>(o.gpu)], o.target, false);
-    return true;
+    bool changed = false;
+    for (const Option& o : *chosen) {
+      if (o.noop) continue;
+      Apply(&gpus_[static_cast<size_t>(o.gpu)], o.target, false);
+      changed = true;
+    }
+    return changed;
   }
 
   void Drain(const Job& job, int P, ModelMask mask, const ClusterState& c) {
@@ -627,6 +655,7 @@ class MigRepartition final : public PlacementPolicy {
     for (const Option& o : *chosen) ready = std::max(ready, o.ready);
     if (!(ready < natural)) return;
     for (const Option& o : *chosen) {
+      if (o.noop) continue;
       Gpu& g = gpus_[static_cast<size_t>(o.gpu)];
       ++stats_->drains;
       g.plan = true;
@@ -660,6 +689,7 @@ class MigRepartition final : public PlacementPolicy {
   mutable std::vector<std::tuple<bool, int, ModelMask>> failed_;
   std::vector<std::tuple<bool, int, ModelMask>> drain_tried_;  // Drain, this pass
   Micros bound_ = kNever;
+  std::vector<JobIndex> waiting_;  // jobs that claimed or ordered a change in this pass
   struct Cached {
     uint64_t pass = 0;
     uint32_t version = 0;

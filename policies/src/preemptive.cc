@@ -37,6 +37,7 @@ class PriorityPreempt final : public Scheduler {
   PolicyId placement_policy() const override { return placement_->id(); }
   Status Init(const ClusterState& /*cluster*/, const Workload& w) override {
     w_ = &w;
+    placement_->Init(w);
     queue_.clear();
     running_.clear();
     return Status::Ok();

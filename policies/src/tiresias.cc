@@ -27,6 +27,7 @@ class Tiresias final : public Scheduler {
       if (!(thresholds_[i] > thresholds_[i - 1]))
         return Status::Error("tiresias: thresholds must be strictly increasing");
     w_ = &w;
+    placement_->Init(w);
     attained_.assign(w.jobs.size(), 0.0);
     since_.assign(w.jobs.size(), Micros(0));
     waiting_.assign(thresholds_.size() + 1, {});

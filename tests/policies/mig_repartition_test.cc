@@ -190,6 +190,33 @@ TEST(MigRepartition, WholeGpuJobsUseNonMigNodesThroughTheInner) {
   EXPECT_EQ(run.job("w").start, Seconds(100));
 }
 
+TEST(MigRepartition, MultiGpuJobKeepsTheInstanceItHas) {
+  // A 2-GPU 7g job: GPU 0 already has an idle 7g (no change), GPU 1's two
+  // idle 3g go for a 7g: 2 destroys + 1 create = 6 s. Starts at 6 on both.
+  Job j = Mig("a", k7g, 0, 100);
+  j.task.gpus = 2;
+  const MigRun run = RunMig(H100({"7g.80gb", "3g.40gb@0,3g.40gb@4"}, 2), {j});
+  EXPECT_EQ(run.job("a").start, Seconds(6));
+  EXPECT_EQ(run.job("a").placement, "n:0,1");
+  EXPECT_EQ(run.st.reconfigurations, 1);
+  EXPECT_EQ(run.st.destroyed, 2);
+  EXPECT_EQ(run.st.created, 1);
+}
+
+TEST(MigRepartition, WorksUnderEveryScheduler) {
+  // The free-slice case under each batch scheduler (they must pass the
+  // placement's wake-up on, begin its pass, and a job asked for twice in a
+  // pass orders one change): a's 2g ready at 2 s; b's 1g (start 6, slot
+  // choice) ordered at 1 s runs after the GPU's change in progress: 2 + 2.
+  for (const char* q : {"fifo", "easy-backfill", "conservative-backfill", "tiresias",
+                        "priority-preempt", "sjf", "drf"}) {
+    const MigRun run = RunMig(H100({""}), {Mig("a", k2g, 0, 100), Mig("b", k1g, 1, 50)}, true, q);
+    EXPECT_EQ(run.job("a").start, Seconds(2)) << q;
+    EXPECT_EQ(run.job("b").start, Seconds(4)) << q;
+    EXPECT_EQ(run.st.created, 2) << q;
+  }
+}
+
 TEST(MigRepartition, StatsLine) {
   MigReconfigStats s;
   s.reconfigurations = 3;

@@ -197,6 +197,22 @@ TEST(MigRun, DynamicTinyCaseByHand) {
   EXPECT_NEAR(u.value().slowdown_small, 1.393939, 1e-5);
 }
 
+TEST(MigRun, DynamicErrors) {
+  std::string out;
+  EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig dynamic --sharing timeslice", &out), 0);
+  EXPECT_TRUE(Has(out,
+                  "--mig dynamic: --sharing must be fractional (the default; MIG instances "
+                  "are isolated, not shared), got 'timeslice'"))
+      << out;
+  EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig dynamic --mig-reconfig 2,x", &out), 0);
+  EXPECT_TRUE(Has(out,
+                  "--mig-reconfig: expected CREATE[,DESTROY[,FIXED]] seconds >= 0, got "
+                  "'2,x'"))
+      << out;
+  EXPECT_NE(RunCli(Args("h100-whole.yaml") + " --mig dynamic", &out), 0);
+  EXPECT_TRUE(Has(out, "declares no MIG layouts")) << out;
+}
+
 TEST(MigRun, DynamicIsDeterministic) {
   const std::string dir = testutil::TempDir();
   std::string out;

@@ -98,6 +98,14 @@ Result<std::vector<RunResult>> RunDynamic(const Inputs& in, const ClusterSpec& c
                                           std::vector<MigReconfigStats>* reconfig) {
   auto times = ParseMigReconfig(settings.mig_reconfig);
   if (!times.ok()) return times.status();
+  // MIG tasks hold slices of a GPU as shares: rounding them up (exclusive)
+  // or slowing co-located instances (timeslice, mps) would be wrong, since
+  // instances are isolated.
+  if (settings.sharing != "fractional")
+    return Status::Error(
+        "--mig dynamic: --sharing must be fractional (the default; MIG instances "
+        "are isolated, not shared), got '" +
+        settings.sharing + "'");
   Inputs sized = in;
   auto st = RightSizeMigDynamic(cluster, mode.size, &sized.workload);
   if (!st.ok()) return st.status();
