@@ -199,6 +199,20 @@ std::string GpuModel::ProfileNames() const {
   return s;
 }
 
+bool IsMediaExtended(const Profile& p) { return p.name.ends_with("+me"); }
+
+int PlainProfile(const GpuModel& model, int p) {
+  const Profile& x = model.profiles[static_cast<size_t>(p)];
+  if (!IsMediaExtended(x)) return p;
+  for (size_t i = 0; i < model.profiles.size(); ++i) {
+    const Profile& y = model.profiles[i];
+    if (!IsMediaExtended(y) && y.compute_slices == x.compute_slices &&
+        y.memory_slices == x.memory_slices)
+      return static_cast<int>(i);
+  }
+  return p;
+}
+
 std::span<const GpuModel> GpuModels() { return kModels; }
 
 const GpuModel* FindGpuModel(std::string_view name) {

@@ -5,27 +5,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "mig_sizing.h"
+
 namespace utilsim {
 
 namespace {
 
-// Profile order for right-sizing and sub-group order: (compute, memory).
-bool Smaller(const mig::Profile& a, const mig::Profile& b) {
-  if (a.compute_slices != b.compute_slices) return a.compute_slices < b.compute_slices;
-  return a.memory_slices < b.memory_slices;
-}
-
-bool IsMe(const mig::Profile& p) { return p.name.find("+me") != std::string_view::npos; }
-
-// The plain twin of a "+me" profile (same compute and memory slices).
-int PlainOf(const mig::GpuModel& m, int p) {
-  if (!IsMe(m.profiles[p])) return p;
-  for (size_t i = 0; i < m.profiles.size(); ++i)
-    if (!IsMe(m.profiles[i]) && m.profiles[i].compute_slices == m.profiles[p].compute_slices &&
-        m.profiles[i].memory_slices == m.profiles[p].memory_slices)
-      return static_cast<int>(i);
-  return p;
-}
+using mig_sizing::Smaller;
 
 }  // namespace
 
@@ -60,8 +46,8 @@ Result<ClusterSpec> ExpandMig(const ClusterSpec& spec) {
                            "instance nodes would not be the racks' members)");
     const mig::GpuModel* model = mig::FindGpuModel(g.gpu_model);
     if (!model)
-      return Status::Error(where + "gpu_model '" + g.gpu_model + "' has no MIG profiles (MIG models: " +
-                           mig::GpuModelNames() + ")");
+      return Status::Error(where + "gpu_model '" + g.gpu_model +
+                           "' has no MIG profiles (MIG models: " + mig::GpuModelNames() + ")");
     const int spec_model = spec.FindModel(g.gpu_model);
     if (spec_model < 0) return Status::Error(where + "unknown gpu_model '" + g.gpu_model + "'");
     if (g.mig.size() != 1 && g.mig.size() != static_cast<size_t>(g.gpus))
@@ -73,7 +59,8 @@ Result<ClusterSpec> ExpandMig(const ClusterSpec& spec) {
       const size_t k = g.mig.size() == 1 ? 0 : static_cast<size_t>(gpu);
       auto layout = mig::ParseLayout(*model, g.mig[k]);
       if (!layout.ok())
-        return Status::Error(where + "mig[" + std::to_string(k) + "]: " + layout.status().message());
+        return Status::Error(where + "mig[" + std::to_string(k) +
+                             "]: " + layout.status().message());
       for (const mig::Instance& in : layout.value()) ++count[static_cast<size_t>(in.profile)];
     }
     int64_t total_slices = 0;
@@ -92,9 +79,8 @@ Result<ClusterSpec> ExpandMig(const ClusterSpec& spec) {
     std::vector<int> present;
     for (size_t p = 0; p < count.size(); ++p)
       if (count[p] > 0) present.push_back(static_cast<int>(p));
-    std::stable_sort(present.begin(), present.end(), [&](int a, int b) {
-      return Smaller(model->profiles[b], model->profiles[a]);
-    });
+    std::stable_sort(present.begin(), present.end(),
+                     [&](int a, int b) { return Smaller(model->profiles[b], model->profiles[a]); });
     const GpuModelSpec& phys = spec.models[static_cast<size_t>(spec_model)];
     int64_t cpu_left = g.cpu_milli, mem_left = g.mem_bytes;
     const size_t first = out.groups.size();
@@ -107,10 +93,10 @@ Result<ClusterSpec> ExpandMig(const ClusterSpec& spec) {
       s.gpu_model = g.gpu_model + kMigSeparator + std::string(prof.name);
       s.gpus = count[static_cast<size_t>(p)];
       // 128-bit safe enough: cpu_milli and mem_bytes x 56 slices fit in int64.
-      s.cpu_milli = g.cpu_milli / total_slices * slices +
-                    g.cpu_milli % total_slices * slices / total_slices;
-      s.mem_bytes = g.mem_bytes / total_slices * slices +
-                    g.mem_bytes % total_slices * slices / total_slices;
+      s.cpu_milli =
+          g.cpu_milli / total_slices * slices + g.cpu_milli % total_slices * slices / total_slices;
+      s.mem_bytes =
+          g.mem_bytes / total_slices * slices + g.mem_bytes % total_slices * slices / total_slices;
       cpu_left -= s.cpu_milli;
       mem_left -= s.mem_bytes;
       s.nvlink_domain = 0;
@@ -159,7 +145,8 @@ Result<RightSizeStats> RightSizeMig(const ClusterSpec& expanded, const RightSize
       continue;
     }
     const std::string pname = g.gpu_model.substr(0, g.gpu_model.rfind(kMigSeparator));
-    auto it = std::find_if(phys.begin(), phys.end(), [&](const Phys& p) { return p.name == pname; });
+    auto it =
+        std::find_if(phys.begin(), phys.end(), [&](const Phys& p) { return p.name == pname; });
     if (it == phys.end()) {
       Phys p;
       p.name = pname;
@@ -172,9 +159,9 @@ Result<RightSizeStats> RightSizeMig(const ClusterSpec& expanded, const RightSize
       phys.push_back(std::move(p));
       it = phys.end() - 1;
     }
-    const int plain = PlainOf(*im->model, im->profile);
+    const int plain = mig::PlainProfile(*im->model, im->profile);
     const size_t pi = static_cast<size_t>(plain);
-    if (IsMe(im->prof())) {
+    if (mig::IsMediaExtended(im->prof())) {
       it->me[pi] = g.gpu_model;
     } else {
       it->names[pi] = g.gpu_model;
@@ -187,7 +174,8 @@ Result<RightSizeStats> RightSizeMig(const ClusterSpec& expanded, const RightSize
       it->profiles.push_back(plain);
   }
   if (phys.empty())
-    return Status::Error("--mig right-size: the cluster declares no MIG layouts (node group key 'mig')");
+    return Status::Error(
+        "--mig right-size: the cluster declares no MIG layouts (node group key 'mig')");
   for (Phys& p : phys)
     std::stable_sort(p.profiles.begin(), p.profiles.end(), [&](int a, int b) {
       return Smaller(p.model->profiles[static_cast<size_t>(a)],
@@ -200,61 +188,23 @@ Result<RightSizeStats> RightSizeMig(const ClusterSpec& expanded, const RightSize
     ++st.jobs;
     const bool any = job.gpu_models.empty();
     auto allowed = [&](const std::string& m) {
-      return any || std::find(job.gpu_models.begin(), job.gpu_models.end(), m) !=
-                        job.gpu_models.end();
+      return any ||
+             std::find(job.gpu_models.begin(), job.gpu_models.end(), m) != job.gpu_models.end();
     };
-    const bool multi = int64_t{job.tasks} * job.task.gpus > 1;
     const bool fractional = job.task.fractional();
-    enum class Kind { kWhole, kFractional, kUtil } kind = Kind::kUtil;
-    if (multi) {
-      kind = Kind::kWhole;
-      ++st.multi_gpu;
-    } else if (fractional) {
-      kind = Kind::kFractional;
-      ++st.fractional;
-    } else if (!job.util_known) {
-      kind = Kind::kWhole;
-      ++st.unknown_util;
-    } else {
-      ++st.by_util;
-    }
-    int64_t need = params.unknown_mem_bytes;
-    if (job.gpu_mem_used_bytes >= 0) {
-      need = job.gpu_mem_used_bytes;
-    } else if (job.task.gpu_mem_bytes > 0) {
-      need = job.task.gpu_mem_bytes;
-    } else if (kind != Kind::kWhole) {
-      ++st.mem_unknown;
-    }
-    const double demand = mig::MigDemandFromUtil(job.util, params.speed);
-    const int slices_needed =
-        std::clamp(static_cast<int>((int64_t{job.task.gpu_milli} * 7 + 999) / 1000), 1, 7);
+    const mig_sizing::Need need = mig_sizing::Classify(job, params, &st);
     std::vector<std::string> models;
     bool counted = false;
     for (const Phys& p : phys) {
       if (!allowed(p.name)) continue;
-      int chosen = -1;
-      for (int pr : p.profiles) {
-        const mig::Profile& prof = p.model->profiles[static_cast<size_t>(pr)];
-        const bool full = prof.compute_slices == mig::kComputeSlices;
-        if (kind == Kind::kWhole) {
-          if (full) chosen = pr;
-          continue;
-        }
+      int chosen = mig_sizing::Choose(*p.model, p.profiles, need, params, [&](int pr) {
         const size_t pi = static_cast<size_t>(pr);
-        if (!full && (p.mem[pi] < need || p.cpu[pi] < job.task.cpu_milli ||
-                      p.host[pi] < job.task.mem_bytes))
-          continue;
-        if (kind == Kind::kFractional ? prof.compute_slices >= slices_needed
-                                      : mig::MigSpeed(prof, demand, params.speed) >=
-                                            params.tolerance) {
-          chosen = pr;
-          break;
-        }
-      }
+        return p.mem[pi] >= need.mem_bytes && p.cpu[pi] >= job.task.cpu_milli &&
+               p.host[pi] >= job.task.mem_bytes;
+      });
       if (chosen < 0) {  // 7g if present, else the largest present
         chosen = p.profiles.back();
-        if (kind != Kind::kWhole) ++st.fallback;
+        if (need.kind != mig_sizing::Kind::kWhole) ++st.fallback;
       }
       const size_t ci = static_cast<size_t>(chosen);
       if (!p.names[ci].empty()) models.push_back(p.names[ci]);

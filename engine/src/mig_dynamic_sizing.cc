@@ -5,18 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "mig_sizing.h"
 #include "utilsim/engine/mig_cluster.h"
 
 namespace utilsim {
 namespace {
 
-bool IsMe(const mig::Profile& p) { return p.name.find("+me") != std::string_view::npos; }
-
-// (compute, memory) order.
-bool Smaller(const mig::Profile& a, const mig::Profile& b) {
-  return a.compute_slices != b.compute_slices ? a.compute_slices < b.compute_slices
-                                              : a.memory_slices < b.memory_slices;
-}
+using mig_sizing::Smaller;
 
 struct Managed {
   std::string name;  // as the groups spell it
@@ -50,7 +45,7 @@ Result<RightSizeStats> RightSizeMigDynamic(const ClusterSpec& spec, const RightS
     x.memory_bytes = mi >= 0 ? spec.models[static_cast<size_t>(mi)].memory_bytes : 0;
     if (x.memory_bytes <= 0) x.memory_bytes = static_cast<int64_t>(m->memory_gb * 1e9);
     for (int p = 0; p < static_cast<int>(m->profiles.size()); ++p)
-      if (!IsMe(m->profiles[static_cast<size_t>(p)])) x.plain.push_back(p);
+      if (!mig::IsMediaExtended(m->profiles[static_cast<size_t>(p)])) x.plain.push_back(p);
     std::stable_sort(x.plain.begin(), x.plain.end(), [&](int a, int b) {
       return Smaller(m->profiles[static_cast<size_t>(a)], m->profiles[static_cast<size_t>(b)]);
     });
@@ -72,55 +67,18 @@ Result<RightSizeStats> RightSizeMigDynamic(const ClusterSpec& spec, const RightS
       if (allowed(m.name)) mine.push_back(&m);
     if (mine.empty()) continue;
     ++st.jobs;
-    const bool multi = int64_t{job.tasks} * job.task.gpus > 1;
-    const bool fractional = job.task.fractional();
-    enum class Kind { kWhole, kFractional, kUtil } kind = Kind::kUtil;
-    if (multi) {
-      kind = Kind::kWhole;
-      ++st.multi_gpu;
-    } else if (fractional) {
-      kind = Kind::kFractional;
-      ++st.fractional;
-    } else if (!job.util_known) {
-      kind = Kind::kWhole;
-      ++st.unknown_util;
-    } else {
-      ++st.by_util;
-    }
-    int64_t need = params.unknown_mem_bytes;
-    if (job.gpu_mem_used_bytes >= 0) {
-      need = job.gpu_mem_used_bytes;
-    } else if (job.task.gpu_mem_bytes > 0) {
-      need = job.task.gpu_mem_bytes;
-    } else if (kind != Kind::kWhole) {
-      ++st.mem_unknown;
-    }
-    const double demand = mig::MigDemandFromUtil(job.util, params.speed);
-    const int slices_needed =
-        std::clamp(static_cast<int>((int64_t{job.task.gpu_milli} * 7 + 999) / 1000), 1, 7);
+    const mig_sizing::Need need = mig_sizing::Classify(job, params, &st);
     int chosen = -1;  // profile index (the same on every model)
     bool fell_back = false;
     for (const Managed* m : mine) {
-      int pick = -1;
-      for (int pr : m->plain) {
-        const mig::Profile& prof = m->model->profiles[static_cast<size_t>(pr)];
-        const bool full = prof.compute_slices == mig::kComputeSlices;
-        if (kind == Kind::kWhole) {
-          if (full) pick = pr;
-          continue;
-        }
-        const int64_t mem = m->memory_bytes / mig::kMemorySlices * prof.memory_slices;
-        if (!full && mem < need) continue;
-        if (kind == Kind::kFractional
-                ? prof.compute_slices >= slices_needed
-                : mig::MigSpeed(prof, demand, params.speed) >= params.tolerance) {
-          pick = pr;
-          break;
-        }
-      }
+      int pick = mig_sizing::Choose(*m->model, m->plain, need, params, [&](int pr) {
+        return m->memory_bytes / mig::kMemorySlices *
+                   m->model->profiles[static_cast<size_t>(pr)].memory_slices >=
+               need.mem_bytes;
+      });
       if (pick < 0) {
         pick = m->plain.back();  // 7g
-        fell_back = kind != Kind::kWhole;
+        fell_back = need.kind != mig_sizing::Kind::kWhole;
       }
       if (chosen < 0 || Smaller(m->model->profiles[static_cast<size_t>(chosen)],
                                 m->model->profiles[static_cast<size_t>(pick)]))

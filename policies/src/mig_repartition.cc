@@ -16,36 +16,12 @@ namespace {
 
 constexpr int64_t kNoJob = -1;
 
-bool IsMe(const mig::Profile& p) { return p.name.find("+me") != std::string_view::npos; }
-
-// The plain profile with the same slices as profile p (p itself unless +me).
-int PlainSlow(const mig::GpuModel& m, int p) {
-  const mig::Profile& x = m.profiles[static_cast<size_t>(p)];
-  if (!IsMe(x)) return p;
-  for (size_t i = 0; i < m.profiles.size(); ++i)
-    if (!IsMe(m.profiles[i]) && m.profiles[i].compute_slices == x.compute_slices &&
-        m.profiles[i].memory_slices == x.memory_slices)
-      return static_cast<int>(i);
-  return p;
-}
-// The tables list the same profiles in the same order on every model.
-int Plain(const mig::GpuModel& m, int p) {
-  static const std::array<int, mig::kMemorySlices> kPlain = [] {
-    std::array<int, mig::kMemorySlices> t{};
-    const mig::GpuModel& m0 = mig::GpuModels()[0];
-    for (size_t i = 0; i < t.size(); ++i)
-      t[i] = i < m0.profiles.size() ? PlainSlow(m0, static_cast<int>(i)) : static_cast<int>(i);
-    return t;
-  }();
-  return p >= 0 && p < static_cast<int>(kPlain.size()) ? kPlain[static_cast<size_t>(p)]
-                                                       : PlainSlow(m, p);
-}
-
 struct Gpu {
   NodeIndex node = 0;
   int index = 0;  // on the node
   mig::MigGpu mg;
-  std::array<int64_t, mig::kMemorySlices> job{};  // by start: job index or kNoJob
+  std::array<int64_t, mig::kMemorySlices> job{};       // by start: job index or kNoJob
+  std::array<int64_t, mig::kMemorySlices> prev_job{};  // Reconcile's scratch
   std::array<Micros, mig::kMemorySlices> idle_since{};
   std::array<Micros, mig::kMemorySlices> end{};  // busy: start + recorded runtime
   // A created instance is kept for its profile's jobs until the pass at its
@@ -79,9 +55,8 @@ struct Option {
   int32_t gpu = -1;
   mig::Layout target;
   uint8_t destroy = 0;  // memory slices of destroyed instances
-  bool needs_drain = false;
-  bool room = false;  // P fits in free slices: target chosen by Materialize
-  bool noop = false;  // the GPU already has an idle, ready instance of P
+  bool room = false;    // P fits in free slices: target chosen by Materialize
+  bool noop = false;    // the GPU already has an idle, ready instance of P
   bool operator<(const Option& o) const {
     if (ready != o.ready) return ready < o.ready;
     if (busy != o.busy) return busy > o.busy;
@@ -107,6 +82,7 @@ class MigRepartition final : public PlacementPolicy {
     inner_->Init(w);
     w_ = &w;
     index_.clear();
+    running_.assign(w.jobs.size(), 0);
     for (size_t j = 0; j < w.jobs.size(); ++j)
       index_.emplace(w.jobs[j].name, static_cast<JobIndex>(j));
     built_ = false;
@@ -138,11 +114,11 @@ class MigRepartition final : public PlacementPolicy {
     for (const Gpu& g : gpus_) {
       for (const mig::Instance& x : g.mg.layout())
         if (g.job[static_cast<size_t>(x.start)] == kNoJob && g.mg.ready_at(x.start) > now_)
-          ++claims_[static_cast<size_t>(Plain(g.mg.model(), x.profile))];
+          ++claims_[static_cast<size_t>(mig::PlainProfile(g.mg.model(), x.profile))];
       if (g.plan)
         for (const mig::Instance& x : g.target)
           if (g.mg.Find(x.start) < 0 || g.mg.layout()[static_cast<size_t>(g.mg.Find(x.start))] != x)
-            ++claims_[static_cast<size_t>(Plain(g.mg.model(), x.profile))];
+            ++claims_[static_cast<size_t>(mig::PlainProfile(g.mg.model(), x.profile))];
     }
   }
 
@@ -250,20 +226,18 @@ class MigRepartition final : public PlacementPolicy {
 
   // Frees every instance, then marks those of running jobs busy again.
   void Reconcile(PassContext& ctx) {
-    std::vector<std::array<int64_t, mig::kMemorySlices>> prev;
-    prev.reserve(gpus_.size());
     for (Gpu& g : gpus_) {
-      prev.push_back(g.job);
+      g.prev_job = g.job;
       for (const mig::Instance& x : g.mg.layout()) {
         if (g.job[static_cast<size_t>(x.start)] == kNoJob) continue;
         (void)g.mg.FinishJob(x.start);
         g.job[static_cast<size_t>(x.start)] = kNoJob;
       }
     }
-    std::unordered_map<JobIndex, std::vector<std::pair<int32_t, int>>> next;
     for (JobIndex j : ctx.running()) {
       auto it = assigned_.find(j);
       if (it == assigned_.end()) continue;
+      running_[j] = 1;
       for (const auto& [gi, start] : it->second) {
         Gpu& g = gpus_[static_cast<size_t>(gi)];
         if (g.mg.Find(start) < 0 || g.job[static_cast<size_t>(start)] != kNoJob) continue;
@@ -272,16 +246,15 @@ class MigRepartition final : public PlacementPolicy {
           g.end[static_cast<size_t>(start)] = ctx.started_at(j) + w_->jobs[j].runtime;
         }
       }
-      next.emplace(j, std::move(it->second));
     }
-    assigned_.swap(next);
-    for (size_t gi = 0; gi < gpus_.size(); ++gi) {
-      Gpu& g = gpus_[gi];
+    // Forget jobs that ended, were preempted or never started.
+    std::erase_if(assigned_, [&](const auto& kv) { return !running_[kv.first]; });
+    for (const auto& kv : assigned_) running_[kv.first] = 0;
+    for (Gpu& g : gpus_)
       for (const mig::Instance& x : g.mg.layout()) {
         const size_t s = static_cast<size_t>(x.start);
-        if (prev[gi][s] != kNoJob && g.job[s] == kNoJob) g.idle_since[s] = now_;
+        if (g.prev_job[s] != kNoJob && g.job[s] == kNoJob) g.idle_since[s] = now_;
       }
-    }
   }
 
   // Changes g to `target` now (its destroyed instances are idle).
@@ -346,7 +319,7 @@ class MigRepartition final : public PlacementPolicy {
                 const std::vector<std::pair<int32_t, int>>& taken) const {
     for (const mig::Instance& x : g.mg.layout()) {
       const size_t s = static_cast<size_t>(x.start);
-      if (Plain(g.mg.model(), x.profile) != P || g.job[s] != kNoJob) continue;
+      if (mig::PlainProfile(g.mg.model(), x.profile) != P || g.job[s] != kNoJob) continue;
       if (g.mg.ready_at(x.start) > now_) continue;
       if (g.plan && (g.prof(x).Mask(x.start) & g.destroy_mask)) continue;
       if (std::find(taken.begin(), taken.end(), std::pair<int32_t, int>{gi, x.start}) !=
@@ -365,7 +338,7 @@ class MigRepartition final : public PlacementPolicy {
         const size_t xs = static_cast<size_t>(x.start);
         if (g.job[xs] != kNoJob || g.mg.ready_at(x.start) > now_) continue;
         if (g.plan && (g.prof(x).Mask(x.start) & g.destroy_mask)) continue;
-        ++ready_idle_[static_cast<size_t>(Plain(g.mg.model(), x.profile))];
+        ++ready_idle_[static_cast<size_t>(mig::PlainProfile(g.mg.model(), x.profile))];
       }
     counts_dirty_ = false;
   }
@@ -455,7 +428,6 @@ class MigRepartition final : public PlacementPolicy {
       o.gpu = gi;
       o.target = std::move(target);
       o.destroy = destroy;
-      o.needs_drain = drained > now_ || !g.mg.MustDrain(o.target).empty();
       if (!best || o < *best) best = std::move(o);
     };
     if (ReadyIdle(g, gi, P, {}) >= 0) {  // already there: a member without a change
@@ -639,7 +611,7 @@ class MigRepartition final : public PlacementPolicy {
         const Gpu& g = gpus_[static_cast<size_t>(gi)];
         for (const mig::Instance& x : g.mg.layout()) {
           const int64_t j = g.job[static_cast<size_t>(x.start)];
-          if (j == kNoJob || Plain(g.mg.model(), x.profile) != P) continue;
+          if (j == kNoJob || mig::PlainProfile(g.mg.model(), x.profile) != P) continue;
           if (g.plan && (g.prof(x).Mask(x.start) & g.destroy_mask)) continue;
           natural = std::min(natural, ExpectedEnd(g, x.start));
         }
@@ -683,6 +655,7 @@ class MigRepartition final : public PlacementPolicy {
   std::array<int64_t, mig::kMemorySlices> claims_{};  // per plain profile, this pass
   std::multiset<Micros> pending_;                     // ready times of changes in progress
   std::unordered_map<JobIndex, std::vector<std::pair<int32_t, int>>> assigned_;
+  std::vector<char> running_;  // Reconcile's scratch, per job (all 0 between passes)
   std::array<int64_t, mig::kMemorySlices> ready_idle_{};  // CountReady
   bool counts_dirty_ = true;
   // (drain, profile, mask) for which no GPU had a change option in this pass.

@@ -171,3 +171,34 @@ TEST(MigProgressDynamic, TaskProfileOnManagedGroupsOnly) {
 
 }  // namespace
 }  // namespace utilsim
+
+namespace utilsim {
+namespace {
+
+// Dynamic MIG: a 1g task holds 125 milli but its utilization is of a whole
+// GPU, so its busy fraction of the held share is the inner one / 0.125:
+// util 0.05 at rate = speed: 0.05 / 0.125 = 0.4; static (no profile): 0.05.
+TEST(MigProgressDynamic, BusyFractionOfTheHeldSlices) {
+  ClusterSpec c;
+  c.name = "c";
+  c.models.push_back(GpuModelSpec{"H100-80GB", 80 * kGiB, 1.0});
+  c.groups.push_back(NodeGroup{"h", 1, "H100-80GB", 8, 96000, 1024 * kGiB, 0, {"7g.80gb"}});
+  const WholeGpuProgress whole;
+  const MigProgress mp(&whole, c);
+  Workload w;
+  Job j;
+  j.name = "j";
+  j.runtime = Seconds(100);
+  j.task.gpus = 1;
+  j.task.gpu_milli = 125;
+  j.task.mig_profile = 0;  // 1g.10gb
+  j.util = 0.05f;
+  j.util_known = true;
+  w.jobs.push_back(j);
+  EXPECT_NEAR(mp.BusyFraction(w.jobs[0], w, Micros(0), 1.0, 1.0), 0.4, 1e-6);
+  w.jobs[0].task.mig_profile = -1;
+  EXPECT_NEAR(mp.BusyFraction(w.jobs[0], w, Micros(0), 1.0, 1.0), 0.05, 1e-6);
+}
+
+}  // namespace
+}  // namespace utilsim

@@ -147,8 +147,7 @@ Result<std::vector<RunResult>> RunPoliciesMig(const Inputs& in, const ClusterSpe
                                               std::vector<MigReconfigStats>* reconfig) {
   auto mode = ParseMigMode(settings.mig);
   if (!mode.ok()) return mode.status();
-  auto params = ParseMigOption(settings.mig);
-  if (!params.ok()) return params.status();
+  const RightSizeParams& params = mode.value().size;
   if (!HasMig(cluster))
     return Status::Error("--mig: cluster '" + cluster.name +
                          "' declares no MIG layouts (node group key 'mig', docs/mig.md)");
@@ -157,9 +156,9 @@ Result<std::vector<RunResult>> RunPoliciesMig(const Inputs& in, const ClusterSpe
   if (mode.value().dynamic)
     return RunDynamic(in, cluster, reg, policies, settings, mode.value(), reconfig);
   Inputs sized = in;
-  auto st = RightSizeMig(expanded.value(), params.value(), &sized.workload);
+  auto st = RightSizeMig(expanded.value(), params, &sized.workload);
   if (!st.ok()) return st.status();
-  sized.notes.push_back(FormatRightSizeStats(st.value(), params.value()));
+  sized.notes.push_back(FormatRightSizeStats(st.value(), params));
   sized.notes.push_back(
       "mig: each MIG instance counts as one GPU in capacity, allocation and utilization "
       "figures (MigUsage gives slice-weighted ones, docs/mig.md)");

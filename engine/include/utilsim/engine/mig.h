@@ -70,6 +70,12 @@ struct GpuModel {
   std::string ProfileNames() const;
 };
 
+// True for a "+me" profile (one 1g instance with all media engines).
+bool IsMediaExtended(const Profile& p);
+// The profile with the same compute and memory slices that is not "+me"
+// (p itself unless p is "+me"). Profile indices are the same on every model.
+int PlainProfile(const GpuModel& model, int p);
+
 // The four models above, in that order.
 std::span<const GpuModel> GpuModels();
 // The model for a spelling (see the header comment), or nullptr.
