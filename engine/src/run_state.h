@@ -24,10 +24,15 @@ struct JobRun {
   Micros last{0};            // time up to which `done` is accounted
   Micros finish{0};          // scheduled finish under the current rate
   double done = 0;           // recorded microseconds of work completed
+  double hwm = 0;            // most work ever completed (done falls back on preemption)
   double rate = 1.0;         // recorded us of work per simulated us
   double speed = 1.0;        // slowest GPU speed of the placement
   mutable double comm = -1;  // CommSlowdown of the placement, -1 until asked
   int64_t busy_micro = 0;    // contribution to the busy sum (constant-util jobs), micro-GPUs
+  double busy_frac = 0;      // busy fraction now (constant-util jobs; series: unused)
+  double busy_gpu_us = 0;    // integral of busy fraction x GPU share over held time, GPU-us
+  Micros queued_since{0};    // start of the current queued interval, while queued
+  int64_t queued_us = 0;     // sum of the closed queued intervals
   uint32_t running_pos = 0;  // index in the list of running series jobs
   uint32_t list_pos = 0;     // index in the list of all running jobs
   std::array<float, kCauses> share{};     // idle share of wall time by cause, current rate

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <memory>
 #include <tuple>
 
+#include "accounting.h"
 #include "finish_heap.h"
 #include "run_state.h"
 #include "utilsim/engine/stranding.h"
@@ -34,6 +37,19 @@ std::string FormatPlacement(const Placement& p, const ClusterState& c) {
       }
   }
   return out;
+}
+
+constexpr JobIndex kNoJob = std::numeric_limits<JobIndex>::max();
+
+// Splits `idle` GPU-seconds by cause in proportion to `share_us` (all
+// unattributed when the shares are all zero).
+void SplitIdle(double idle, const std::array<double, kCauses>& share_us,
+               std::array<double, kCauses>* out) {
+  double total = 0;
+  for (double v : share_us) total += v;
+  for (size_t c = 0; c < kCauses; ++c)
+    (*out)[c] = total > 0 ? idle * share_us[c] / total
+                          : (c == static_cast<size_t>(IdleCause::kUnattributed) ? idle : 0.0);
 }
 
 class Simulation final : public PassContext, public RunView {
@@ -105,7 +121,27 @@ class Simulation final : public PassContext, public RunView {
   }
   void AddRunning(JobIndex j);
   void RemoveRunning(JobIndex j);
-  RunResult Finish();
+  // Busy GPU-us of series job j while it does the recorded work [d0, d1]
+  // at its current rate (> 0).
+  double SeriesBusyUs(JobIndex j, double d0, double d1) const;
+  // Exact accounting (accounting.h): the levels now, the meter brought up to
+  // t before the events at t, window marks, stranded GPUs per node.
+  Levels LevelsNow() const {
+    return Levels{cluster_.allocated_gpu_milli(), cluster_.allocated_cpu(),
+                  cluster_.allocated_mem(), stranded_total_};
+  }
+  void AdvanceMeters(Micros t);
+  void TakeMark(JobMarks* m);
+  JobMeter MeterOf(JobIndex j) const;  // held/busy/idle up to now_ (accounted)
+  // What job j had accumulated at instant t of marks m, or at the end when m
+  // is null (`total`).
+  const JobMeter* MeterAt(const JobMarks* m, size_t* cursor, JobIndex j, const JobMeter& total,
+                          const JobMeter& zero) const;
+  // The exact window integrals; checks them against the cluster's.
+  WindowTotals WindowFigures(const std::vector<JobRecord>& jobs, Micros ws, Micros we);
+  void UpdateStranded(const Placement& p);
+  void Violate(const std::string& name, JobIndex j, const std::string& detail);
+  Result<RunResult> Finish();
 
   ClusterState cluster_;
   const Workload& w_;
@@ -144,6 +180,11 @@ class Simulation final : public PassContext, public RunView {
   const std::vector<JobIndex> no_jobs_;
   std::vector<JobIndex> running_series_;  // running jobs with a utilization series
   std::vector<JobIndex> running_list_;    // running jobs, in no particular order
+  std::unique_ptr<ClusterMeter> meter_;
+  std::array<JobMarks, 2> marks_;       // arrivals window: start, end
+  std::vector<int32_t> node_stranded_;  // stranded GPUs per node (StrandingTest)
+  int64_t stranded_total_ = 0;
+  std::string violation_;  // first broken invariant, if any
 };
 
 std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
@@ -196,6 +237,7 @@ void Simulation::DoArrival(JobIndex j) {
     return;
   }
   r.queued = true;
+  r.queued_since = now_;
   Observe("arrival", j);
   sched_.OnArrival(j, now_);
   SchedulePass(now_);
@@ -232,6 +274,7 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   }
   if (!granted_.empty()) granted_[j] = granted;
   r.queued = false;
+  r.queued_us += (now_ - r.queued_since).us;
   r.running = true;
   r.placement = p;
   r.start = now_;
@@ -247,6 +290,7 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   r.list_pos = static_cast<uint32_t>(running_list_.size());
   running_list_.push_back(j);
   AddRunning(j);
+  UpdateStranded(p);
   SetProgress(j, progress_->Evaluate(j, *this));
   if (interacts_) UpdateRates(p, j);
   return Status::Ok();
@@ -263,6 +307,7 @@ Status Simulation::Preempt(JobIndex j) {
   finishes_.Remove(j);
   r.running = false;
   r.queued = true;
+  r.queued_since = now_;
   --running_;
   {
     const JobIndex last = running_list_.back();
@@ -272,6 +317,7 @@ Status Simulation::Preempt(JobIndex j) {
   }
   RemoveRunning(j);
   for (const auto& t : r.placement) cluster_.Release(t, granted(j));
+  UpdateStranded(r.placement);
   if (interacts_) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
@@ -287,7 +333,19 @@ void Simulation::Account(JobIndex j) {
   JobRun& r = runs_[j];
   const Micros dt = now_ - r.last;
   if (dt.us > 0) {
-    r.done += static_cast<double>(dt.us) * r.rate;
+    // Busy time counts work done for the first time: work redone after a
+    // preemption's restart cost (below the high-water mark) is idle.
+    const double from = std::max(r.done, r.hwm);
+    const double to = r.done + static_cast<double>(dt.us) * r.rate;
+    if (to > from) {
+      const Job& job = w_.jobs[j];
+      r.busy_gpu_us += job.series < 0
+                           ? r.busy_frac * static_cast<double>(job.task.total_gpu_milli()) *
+                                 job.tasks / 1000.0 * (to - from) / r.rate
+                           : SeriesBusyUs(j, from, to);
+      r.hwm = to;
+    }
+    r.done = to;
     for (size_t c = 0; c < kCauses; ++c) r.idle_us[c] += static_cast<double>(dt.us) * r.share[c];
     r.last = now_;
   }
@@ -319,6 +377,7 @@ void Simulation::SetProgress(JobIndex j, const Progress& pr) {
   }
   if (w_.jobs[j].series < 0) {
     busy_micro_const_ -= r.busy_micro;
+    r.busy_frac = progress_->BusyFraction(w_.jobs[j], w_, Micros(0), r.rate, r.speed);
     r.busy_micro = ConstBusy(j);
     busy_micro_const_ += r.busy_micro;
     for (size_t c = 0; c < kCauses; ++c) idle_micro_const_[c] += IdleMicro(j, c) - old_idle[c];
@@ -371,6 +430,7 @@ void Simulation::DoFinish(JobIndex j) {
   }
   RemoveRunning(j);
   for (const auto& t : r.placement) cluster_.Release(t, granted(j));
+  UpdateStranded(r.placement);
   if (interacts_) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
@@ -427,16 +487,154 @@ void Simulation::DoSample() {
     }
   }
   s.gpus_stranded = stranded;
+  if (!stranding_.empty() && stranded != stranded_total_)
+    Violate("samples show the tracked state", kNoJob,
+            "stranded GPUs: " + std::to_string(stranded) + " sampled, " +
+                std::to_string(stranded_total_) + " tracked");
   if (cfg_.fragmentation) s.frag_gpu_milli = cfg_.fragmentation(cluster_);
   samples_.push_back(s);
 }
 
 // Busy contribution of a constant-util running job, in micro-GPUs.
+// Precondition: runs_[j].busy_frac is current.
 int64_t Simulation::ConstBusy(JobIndex j) const {
   const Job& job = w_.jobs[j];
+  return std::llround(runs_[j].busy_frac * static_cast<double>(job.task.total_gpu_milli()) *
+                      job.tasks * 1000.0);
+}
+
+// The series is a step function of recorded time, so under a constant rate
+// the busy fraction is a step function of wall time: each step contributes
+// (its recorded length / rate) x the progress model's busy fraction there.
+double Simulation::SeriesBusyUs(JobIndex j, double d0, double d1) const {
+  const Job& job = w_.jobs[j];
   const JobRun& r = runs_[j];
-  const double f = progress_->BusyFraction(job, w_, Micros(0), r.rate, r.speed);
-  return std::llround(f * static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0);
+  const double gpus = static_cast<double>(job.task.total_gpu_milli()) * job.tasks / 1000.0;
+  auto frac = [&](Micros at) { return progress_->BusyFraction(job, w_, at, r.rate, r.speed); };
+  const std::vector<Micros>& off = w_.series[job.series].offset;
+  // First step boundary after d0.
+  size_t k = static_cast<size_t>(
+      std::upper_bound(off.begin(), off.end(), Micros(static_cast<int64_t>(std::floor(d0)))) -
+      off.begin());
+  double acc = 0, d = d0;
+  while (d < d1) {
+    const double next = k < off.size() ? std::min(d1, static_cast<double>(off[k].us)) : d1;
+    // The step holding d starts at off[k - 1] (before the first offset: the
+    // first value, which RecordedBusy gives for time 0).
+    const Micros at = k > 0 ? off[k - 1] : Micros(0);
+    if (next > d) acc += (next - d) * frac(at);
+    d = next;
+    ++k;
+  }
+  return gpus * acc / r.rate;
+}
+
+void Simulation::UpdateStranded(const Placement& p) {
+  if (stranding_.empty()) return;
+  for (const TaskPlacement& t : p) {
+    const int32_t free = cluster_.free_whole_gpus(t.node);
+    const int32_t now =
+        free > 0 && !stranding_.Hosts(free, cluster_.free_cpu(t.node), cluster_.free_mem(t.node))
+            ? free
+            : 0;
+    stranded_total_ += now - node_stranded_[t.node];
+    node_stranded_[t.node] = now;
+  }
+}
+
+void Simulation::Violate(const std::string& name, JobIndex j, const std::string& detail) {
+  if (!violation_.empty()) return;
+  violation_ = InvariantError(name, now_, j < w_.jobs.size() ? w_.jobs[j].name : "", detail);
+}
+
+void Simulation::AdvanceMeters(Micros t) {
+  const Levels v = LevelsNow();
+  const int64_t cap_milli = cluster_.total_gpus() * 1000;
+  if (v.gpu_milli < 0 || v.gpu_milli > cap_milli || v.cpu_milli < 0 ||
+      v.cpu_milli > cluster_.total_cpu() || v.mem_bytes < 0 || v.mem_bytes > cluster_.total_mem())
+    Violate("allocated <= capacity", kNoJob,
+            "GPU " + std::to_string(v.gpu_milli) + "/" + std::to_string(cap_milli) +
+                " milli, CPU " + std::to_string(v.cpu_milli) + "/" +
+                std::to_string(cluster_.total_cpu()) + " milli, memory " +
+                std::to_string(v.mem_bytes) + "/" + std::to_string(cluster_.total_mem()) + " B");
+  meter_->Advance(t, v);
+  for (JobMarks& m : marks_) {
+    if (m.taken || m.time > t) continue;
+    const Micros keep = now_;
+    now_ = std::max(now_, m.time);  // no event lies between keep and m.time
+    TakeMark(&m);
+    now_ = keep;
+  }
+}
+
+JobMeter Simulation::MeterOf(JobIndex j) const {
+  const JobRun& r = runs_[j];
+  JobMeter m;
+  const Micros end = r.finished ? r.end : (r.running ? now_ : r.start);
+  m.held_us = static_cast<double>(r.held_before_us + (end - r.start).us);
+  m.busy_gpu_us = r.busy_gpu_us;
+  m.idle_us = r.idle_us;
+  return m;
+}
+
+const JobMeter* Simulation::MeterAt(const JobMarks* m, size_t* cursor, JobIndex j,
+                                    const JobMeter& total, const JobMeter& zero) const {
+  if (m == nullptr) return &total;
+  while (*cursor < m->jobs.size() && m->jobs[*cursor].first < j) ++*cursor;
+  if (*cursor < m->jobs.size() && m->jobs[*cursor].first == j) return &m->jobs[*cursor].second;
+  const JobRun& r = runs_[j];
+  return r.first_start.us >= 0 && r.first_start < m->time ? &total : &zero;
+}
+
+WindowTotals Simulation::WindowFigures(const std::vector<JobRecord>& jobs, Micros ws, Micros we) {
+  // Which instant each end of the window is: the run's start (nothing held
+  // yet), a mark of the arrivals window, or the end of the run.
+  const JobMarks* from = ws == marks_[0].time && ws > window_start_ ? &marks_[0] : nullptr;
+  const JobMarks* to = we == marks_[1].time && marks_[1].taken ? &marks_[1] : nullptr;
+  const bool from_start = ws <= window_start_;
+  WindowTotals t;
+  const JobMeter zero;
+  size_t cf = 0, ct = 0;
+  for (JobIndex j = 0; j < runs_.size(); ++j) {
+    const JobRecord& rec = jobs[j];
+    if (rec.start.us < 0) continue;
+    const JobMeter total = MeterOf(j);
+    const JobMeter* a = from_start ? &zero : MeterAt(from, &cf, j, total, zero);
+    const JobMeter* b = MeterAt(to, &ct, j, total, zero);
+    const JobMeter in = *b - *a;
+    const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
+    const double alloc = gpus * in.held_us / 1e6;
+    const double useful = std::min(alloc, in.busy_gpu_us / 1e6);
+    t.alloc_gpu_s += alloc;
+    t.useful_gpu_s += useful;
+    std::array<double, kCauses> idle{};
+    SplitIdle(std::max(0.0, alloc - useful), in.idle_us, &idle);
+    for (size_t c = 0; c < kCauses; ++c) t.idle_gpu_s[c] += idle[c];
+  }
+  const LevelIntegral c = meter_->TotalAt(we) - meter_->TotalAt(ws);
+  const double cluster_alloc = static_cast<double>(c.gpu_milli_us) / 1e9;
+  if (std::abs(cluster_alloc - t.alloc_gpu_s) > 1e-9 * std::max(1.0, cluster_alloc) + 1e-6)
+    Violate("job allocations = integral of the cluster's allocation", kNoJob,
+            "jobs hold " + std::to_string(t.alloc_gpu_s) +
+                " GPU-s in the window, the cluster's allocated share integrates to " +
+                std::to_string(cluster_alloc) + " GPU-s");
+  t.stranded_gpu_s = static_cast<double>(c.stranded_us) / 1e6;
+  if (cluster_.total_cpu() > 0)
+    t.cpu_alloc_frac_s =
+        static_cast<double>(c.cpu_milli_us) / 1e6 / static_cast<double>(cluster_.total_cpu());
+  if (cluster_.total_mem() > 0)
+    t.mem_alloc_frac_s =
+        static_cast<double>(c.mem_bytes_us) / 1e6 / static_cast<double>(cluster_.total_mem());
+  return t;
+}
+
+void Simulation::TakeMark(JobMarks* m) {
+  m->taken = true;
+  for (JobIndex j : running_list_) Account(j);
+  for (JobIndex j = 0; j < runs_.size(); ++j) {
+    const JobRun& r = runs_[j];
+    if (r.first_start.us >= 0 && !r.finished) m->jobs.emplace_back(j, MeterOf(j));
+  }
 }
 
 void Simulation::AddRunning(JobIndex j) {
@@ -457,6 +655,7 @@ void Simulation::RemoveRunning(JobIndex j) {
   } else {
     busy_micro_const_ -= r.busy_micro;
     r.busy_micro = 0;
+    r.busy_frac = 0;
     for (size_t c = 0; c < kCauses; ++c) idle_micro_const_[c] -= IdleMicro(j, c);
   }
   r.share.fill(0.0f);
@@ -490,9 +689,16 @@ Result<RunResult> Simulation::Run() {
     }
   }
   if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
+  window_start_ = n > 0 ? w_.jobs[0].submit : Micros(0);
+  now_ = window_start_;
+  marks_[0].time = window_start_ + cfg_.warmup;
+  marks_[1].time = n > 0 ? w_.jobs.back().submit : window_start_;
+  meter_ = std::make_unique<ClusterMeter>(window_start_,
+                                          std::vector<Micros>{marks_[0].time, marks_[1].time});
+  node_stranded_.assign(cluster_.num_nodes(), 0);
+  for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) UpdateStranded({TaskPlacement{i, 0}});
   if (n == 0) return Finish();
 
-  window_start_ = w_.jobs[0].submit;
   events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0});
   next_arrival_ = 1;
   events_.Push(Event{window_start_, Phase::kSample, 0, 0});
@@ -507,10 +713,12 @@ Result<RunResult> Simulation::Run() {
     const Event e = finish ? Event{finishes_.top_time(), Phase::kFinish, 0, finishes_.top_job()}
                            : events_.Pop();
     if (e.time > cfg_.horizon) {
-      now_ = cfg_.horizon;
+      AdvanceMeters(std::max(now_, cfg_.horizon));
+      now_ = std::max(now_, cfg_.horizon);
       stopped_at_horizon_ = true;
       break;
     }
+    AdvanceMeters(e.time);
     now_ = e.time;
     switch (e.phase) {
       case Phase::kArrival:
@@ -558,7 +766,8 @@ Result<RunResult> Simulation::Run() {
   return Finish();
 }
 
-RunResult Simulation::Finish() {
+Result<RunResult> Simulation::Finish() {
+  AdvanceMeters(now_);
   RunResult out;
   RunMeta& m = out.meta;
   m.utilsim_version = UtilsimVersion();
@@ -606,30 +815,23 @@ RunResult Simulation::Finish() {
       if (r.running) Account(static_cast<JobIndex>(j));
     }
     rec.preemptions = r.preemptions;
+    rec.queued_s =
+        static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) / 1e6;
     if (r.first_start.us >= 0) {
       rec.start = r.first_start;
       rec.placement = FormatPlacement(r.placement, cluster_);
-      const Micros end = r.finished ? r.end : (r.running ? now_ : r.start);
       rec.finish = r.finished ? r.end : Micros(-1);
-      rec.alloc_gpu_s =
-          gpus * (static_cast<double>(r.held_before_us) / 1e6 + (end - r.start).seconds());
-      const Micros done = r.finished && !r.killed ? job.runtime : Micros(std::llround(r.done));
-      // A MIG task's utilization is of a whole GPU per instance while it
-      // holds only the instance's share (TaskDemand::mig_profile): its
-      // useful work counts full-GPU busy seconds, as on whole GPUs.
-      const double busy_gpus =
-          job.task.mig_profile >= 0 ? static_cast<double>(job.tasks) * job.task.gpus : gpus;
-      rec.useful_gpu_s = std::min(rec.alloc_gpu_s, busy_gpus * RecordedBusyIntegral(job, w_, done));
+      const JobMeter meter = MeterOf(static_cast<JobIndex>(j));
+      rec.alloc_gpu_s = gpus * meter.held_us / 1e6;
+      rec.useful_gpu_s = meter.busy_gpu_us / 1e6;
+      if (rec.useful_gpu_s > rec.alloc_gpu_s * (1 + 1e-9) + 1e-6)
+        Violate("useful <= allocated (per job)", static_cast<JobIndex>(j),
+                std::to_string(rec.useful_gpu_s) + " busy GPU-s > " +
+                    std::to_string(rec.alloc_gpu_s) + " allocated GPU-s");
+      rec.useful_gpu_s = std::min(rec.useful_gpu_s, rec.alloc_gpu_s);  // float noise only
       // Idle GPU time by cause, in proportion to the job's idle shares over
       // its run (all unattributed when the model gives none).
-      const double idle = std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s);
-      double total = 0;
-      for (double v : r.idle_us) total += v;
-      for (size_t c = 0; c < kCauses; ++c) {
-        rec.idle_gpu_s[c] = total > 0
-                                ? idle * r.idle_us[c] / total
-                                : (c == static_cast<size_t>(IdleCause::kUnattributed) ? idle : 0.0);
-      }
+      SplitIdle(std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s), meter.idle_us, &rec.idle_gpu_s);
     }
   }
   if (unfinished > 0) window_end = std::max(window_end, now_);
@@ -647,10 +849,18 @@ RunResult Simulation::Finish() {
       we = b;
     }
   }
-  out.summary = ComputeSummary(out.jobs, cluster_.total_gpus(), ws, we,
+  const WindowTotals totals = WindowFigures(out.jobs, ws, we);
+  out.summary = ComputeSummary(out.jobs, totals, cluster_.total_gpus(), ws, we,
                                (window_end - window_start_).seconds(), cfg_.price_per_gpu_h);
   out.summary.events = events_processed_;
-  AddSampleFigures(out.samples, cfg_.sample_interval, &out.summary);
+  AddSampleFigures(out.samples, &out.summary);
+  if (out.summary.allocation_pct > 100.0 * (1 + 1e-9) ||
+      out.summary.effective_util_pct > out.summary.allocation_pct * (1 + 1e-9) + 1e-9)
+    Violate("useful <= allocated <= capacity (per run)", kNoJob,
+            "allocation " + std::to_string(out.summary.allocation_pct) +
+                " %, effective utilization " + std::to_string(out.summary.effective_util_pct) +
+                " %");
+  if (!violation_.empty()) return Status::Error(violation_);
   return out;
 }
 

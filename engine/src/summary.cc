@@ -30,38 +30,38 @@ double Mean(const std::vector<double>& v) {
 }
 }  // namespace
 
-Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus,
-                       Micros window_start, Micros window_end, double makespan_s,
-                       double price_per_gpu_h) {
+Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& totals,
+                       int64_t capacity_gpus, Micros window_start, Micros window_end,
+                       double makespan_s, double price_per_gpu_h) {
   Summary s;
   s.capacity_gpus = capacity_gpus;
   s.window_start = window_start;
   s.window_end = window_end;
   s.price_per_gpu_h = price_per_gpu_h;
-  std::vector<double> waits, jcts, slowdowns;
+  std::vector<double> waits, queued, jcts, slowdowns;
   std::map<uint32_t, std::pair<double, int64_t>> tenant_slowdown;  // sum, count
-  double alloc_s = 0, useful_s = 0;
-  std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_s{};
+  const double alloc_s = totals.alloc_gpu_s, useful_s = totals.useful_gpu_s;
+  const auto& idle_s = totals.idle_gpu_s;
   for (const JobRecord& r : jobs) {
     ++s.jobs;
     switch (r.outcome) {
-      case JobOutcome::kFinished: ++s.finished; break;
-      case JobOutcome::kRejected: ++s.rejected; break;
-      case JobOutcome::kUnfinished: ++s.unfinished; break;
-      case JobOutcome::kKilled: ++s.killed; break;
+      case JobOutcome::kFinished:
+        ++s.finished;
+        break;
+      case JobOutcome::kRejected:
+        ++s.rejected;
+        break;
+      case JobOutcome::kUnfinished:
+        ++s.unfinished;
+        break;
+      case JobOutcome::kKilled:
+        ++s.killed;
+        break;
     }
-    if (r.start.us >= 0 && r.gpu_milli > 0 && r.alloc_gpu_s > 0) {
-      const double gpus = static_cast<double>(r.gpu_milli) / 1000.0;
-      const double from = std::max(r.start.seconds(), window_start.seconds());
-      const double to = std::min(r.start.seconds() + r.alloc_gpu_s / gpus, window_end.seconds());
-      if (to > from) {
-        const double in = gpus * (to - from);
-        alloc_s += in;
-        useful_s += r.useful_gpu_s * in / r.alloc_gpu_s;
-        for (size_t c = 0; c < idle_s.size(); ++c) idle_s[c] += r.idle_gpu_s[c] * in / r.alloc_gpu_s;
-      }
+    if (r.start.us >= 0) {
+      waits.push_back(r.wait_s());
+      queued.push_back(r.queued_s);
     }
-    if (r.start.us >= 0) waits.push_back(r.wait_s());
     if (r.outcome == JobOutcome::kFinished || r.outcome == JobOutcome::kKilled) {
       const double jct = r.jct_s();
       jcts.push_back(jct);
@@ -82,13 +82,20 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
   s.alloc_gpu_h = alloc_s / 3600.0;
   s.useful_gpu_h = useful_s / 3600.0;
   s.idle_alloc_gpu_h = std::max(0.0, s.alloc_gpu_h - s.useful_gpu_h);
-  const double cap_s = static_cast<double>(capacity_gpus) * (window_end - window_start).seconds();
+  const double span_s = (window_end - window_start).seconds();
+  const double cap_s = static_cast<double>(capacity_gpus) * span_s;
   if (cap_s > 0) {
     s.allocation_pct = 100.0 * alloc_s / cap_s;
     s.effective_util_pct = 100.0 * useful_s / cap_s;
   }
+  s.stranded_gpu_h = totals.stranded_gpu_s / 3600.0;
+  if (span_s > 0) {
+    s.cpu_alloc_pct = 100.0 * totals.cpu_alloc_frac_s / span_s;
+    s.mem_alloc_pct = 100.0 * totals.mem_alloc_frac_s / span_s;
+  }
   s.idle_cost = s.idle_alloc_gpu_h * price_per_gpu_h;
   std::sort(waits.begin(), waits.end());
+  std::sort(queued.begin(), queued.end());
   std::sort(jcts.begin(), jcts.end());
   std::sort(slowdowns.begin(), slowdowns.end());
   auto Percentile = SortedPercentile;
@@ -97,6 +104,11 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
   s.wait_p95_s = Percentile(waits, 95);
   s.wait_p99_s = Percentile(waits, 99);
   s.wait_max_s = Percentile(waits, 100);
+  s.queued_mean_s = Mean(queued);
+  s.queued_p50_s = Percentile(queued, 50);
+  s.queued_p95_s = Percentile(queued, 95);
+  s.queued_p99_s = Percentile(queued, 99);
+  s.queued_max_s = Percentile(queued, 100);
   s.jct_mean_s = Mean(jcts);
   s.jct_p50_s = Percentile(jcts, 50);
   s.jct_p95_s = Percentile(jcts, 95);
@@ -115,26 +127,19 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus
   return s;
 }
 
-void AddSampleFigures(const std::vector<Sample>& samples, Micros interval, Summary* s) {
-  double stranded = 0, cpu = 0, mem = 0, frag = 0;
-  int64_t n = 0, frag_n = 0;
+void AddSampleFigures(const std::vector<Sample>& samples, Summary* s) {
+  double frag = 0;
+  int64_t frag_n = 0;
   for (const Sample& x : samples) {
     if (x.time < s->window_start || x.time >= s->window_end) continue;
-    stranded += static_cast<double>(x.gpus_stranded);
-    cpu += x.cpu_allocated_frac;
-    mem += x.mem_allocated_frac;
-    ++n;
-    const double free_milli = static_cast<double>(s->capacity_gpus) * 1000.0 -
-                              std::round(x.gpus_allocated * 1000.0);
+    const double free_milli =
+        static_cast<double>(s->capacity_gpus) * 1000.0 - std::round(x.gpus_allocated * 1000.0);
     if (!std::isnan(x.frag_gpu_milli) && free_milli > 0) {
       frag += 100.0 * x.frag_gpu_milli / free_milli;
       ++frag_n;
     }
   }
   if (frag_n > 0) s->frag_mean_pct = frag / static_cast<double>(frag_n);
-  s->stranded_gpu_h = stranded * interval.seconds() / 3600.0;
-  s->cpu_alloc_pct = n > 0 ? 100.0 * cpu / static_cast<double>(n) : 0;
-  s->mem_alloc_pct = n > 0 ? 100.0 * mem / static_cast<double>(n) : 0;
 }
 
 }  // namespace utilsim

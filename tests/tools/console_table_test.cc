@@ -66,6 +66,7 @@ TEST(ConsoleTableTest, ComparesAgainstBaseline) {
             "wait p50                        4.2 min   3.7 min  -12.0 %\n"
             "wait p95                          3.5 h     3.5 h   +0.0 %\n"
             "wait p99                         42.0 s    42.0 s   +0.0 %\n"
+            "queued p95                        0.0 s     0.0 s   +0.0 %\n"
             "mean JCT                          1.5 h     1.3 h  -12.0 %\n"
             "mean bounded slowdown              1.80      1.80   +0.0 %\n"
             "makespan                         72.0 h    72.0 h   +0.0 %\n");

@@ -87,15 +87,15 @@ TEST(CsvExportTest, WritesThreeTablesWithHeaders) {
   std::vector<std::string> jobs = Lines(testutil::ReadFile(dir + "/jobs.csv"));
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0],
-            "run_id,job_index,name,tenant,outcome,reason,submit_s,start_s,finish_s,wait_s,jct_s,"
-            "recorded_runtime_s,tasks,gpus,placement,preemptions,alloc_gpu_s,useful_gpu_s,idle_gpu_s,"
+            "run_id,job_index,name,tenant,outcome,reason,submit_s,start_s,finish_s,wait_s,queued_s,"
+            "jct_s,recorded_runtime_s,tasks,gpus,placement,preemptions,alloc_gpu_s,useful_gpu_s,idle_gpu_s,"
             "idle_unattributed_gpu_s,idle_input_gpu_s,idle_communication_gpu_s,idle_fixed_gpu_s,"
             "idle_sharing_gpu_s,idle_storage_gpu_s");
   // Shortest round-trip numbers; quoted text; never-reached times empty.
   EXPECT_EQ(jobs[1],
-            "1,0,\"a,b\",0,finished,,1e-06,2.500001,100,2.5,99.999999,90,1,0.5,n0:3,0,1e-07,"
+            "1,0,\"a,b\",0,finished,,1e-06,2.500001,100,2.5,,99.999999,90,1,0.5,n0:3,0,1e-07,"
             "123456789.125,0.25,0.25,0,0,0,0,0");
-  EXPECT_EQ(jobs[2], "1,1,w,0,unfinished,,5,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0");
+  EXPECT_EQ(jobs[2], "1,1,w,0,unfinished,,5,,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0");
 }
 
 TEST(CsvExportTest, RunsRowsQuoteTextAndLeaveNanEmpty) {

@@ -44,6 +44,19 @@ TEST(PlanTarget, Parses) {
   s.wait_max_s = 5;
   EXPECT_EQ(TargetFigure(s, ParsePlanTarget("p99-wait<=1").value()), 4);
   EXPECT_EQ(TargetFigure(s, ParsePlanTarget("max-wait<=1").value()), 5);
+  // The -queued metrics read the total time queued.
+  s.queued_mean_s = 10;
+  s.queued_p95_s = 30;
+  s.queued_max_s = 50;
+  auto q = ParsePlanTarget("p95-queued<=1h");
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(q.value().queued);
+  EXPECT_EQ(q.value().text, "p95-queued<=3600s");
+  EXPECT_EQ(PlanTargetMetric(q.value()), "p95-queued");
+  EXPECT_EQ(TargetFigure(s, q.value()), 30);
+  EXPECT_EQ(TargetFigure(s, ParsePlanTarget("mean-queued<=1").value()), 10);
+  EXPECT_EQ(TargetFigure(s, ParsePlanTarget("max-queued<=1").value()), 50);
+  EXPECT_FALSE(ParsePlanTarget("p95-queue<=1h").ok());
 }
 
 TEST(PlanScale, WebsterApportionment) {

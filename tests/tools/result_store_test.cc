@@ -58,6 +58,9 @@ std::vector<RunResult> MakeRuns() {
     s.wait_p95_s = 1e9;
     s.wait_p99_s = std::nan("");  // no data: written as NULL, read as NaN
     s.wait_max_s = 3e9 + r;
+    s.queued_mean_s = 2e-7;
+    s.queued_p95_s = 1e9 + 0.5;
+    s.queued_max_s = 3e9 + 2 * r;
     s.jct_mean_s = 100;
     s.jct_p50_s = 50;
     s.jct_p95_s = 500;
@@ -75,6 +78,7 @@ std::vector<RunResult> MakeRuns() {
     done.submit = Micros(1);
     done.start = Micros(2'500'001);
     done.finish = Micros(7'200'000'123);
+    done.queued_s = 302.500001;  // wait 2.5 s plus 300 s queued after a preemption
     done.recorded_runtime = Seconds(7000);
     done.tasks = 2;
     done.gpu_milli = 8000;
@@ -95,6 +99,7 @@ std::vector<RunResult> MakeRuns() {
     running.outcome = JobOutcome::kUnfinished;
     running.submit = Seconds(20);
     running.start = Seconds(20);
+    running.queued_s = 0;
     running.gpu_milli = 500;  // half a GPU
     running.placement = "n0:4";
     running.alloc_gpu_s = 0.1;
@@ -155,7 +160,8 @@ void ExpectRunsEqual(const std::vector<RunResult>& want, const std::vector<RunRe
     SAME(effective_util_pct), SAME(price_per_gpu_h), SAME(idle_cost), SAME(wait_mean_s);
     SAME(wait_p50_s), SAME(wait_p95_s), SAME(wait_p99_s), SAME(wait_max_s), SAME(jct_mean_s);
     SAME(jct_p50_s), SAME(jct_p95_s), SAME(slowdown_mean), SAME(slowdown_p50);
-    SAME(slowdown_p95), SAME(makespan_s), SAME(tenant_fairness);
+    SAME(slowdown_p95), SAME(makespan_s), SAME(tenant_fairness), SAME(queued_mean_s);
+    SAME(queued_p50_s), SAME(queued_p95_s), SAME(queued_p99_s), SAME(queued_max_s);
 #undef SAME
     ASSERT_EQ(want[r].jobs.size(), got[r].jobs.size());
     for (size_t j = 0; j < want[r].jobs.size(); ++j) {
@@ -168,6 +174,7 @@ void ExpectRunsEqual(const std::vector<RunResult>& want, const std::vector<RunRe
       EXPECT_EQ(p.submit, q.submit);
       EXPECT_EQ(p.start, q.start);
       EXPECT_EQ(p.finish, q.finish);
+      EXPECT_EQ(p.queued_s, q.queued_s);
       EXPECT_EQ(p.recorded_runtime, q.recorded_runtime);
       EXPECT_EQ(p.tasks, q.tasks);
       EXPECT_EQ(p.gpu_milli, q.gpu_milli);
@@ -250,7 +257,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   std::string path = testutil::TempDir() + "/r.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   EXPECT_EQ(Query(path, "SELECT key || '=' || value FROM meta ORDER BY key"),
-            (std::vector<std::string>{"created_by=utilsim", "schema_version=3",
+            (std::vector<std::string>{"created_by=utilsim", "schema_version=4",
                                       "utilsim_version=0.1.0"}));
   EXPECT_EQ(Query(path, "PRAGMA page_size"), std::vector<std::string>{"4096"});
   EXPECT_EQ(Query(path, "SELECT name FROM pragma_table_info('samples')"),
@@ -261,12 +268,13 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
                                       "idle_fixed_gpus", "idle_sharing_gpus",
                                       "idle_storage_gpus", "frag_gpu_milli"}));
   std::vector<std::string> jobs_cols = Query(path, "SELECT name FROM pragma_table_info('jobs')");
-  ASSERT_EQ(jobs_cols.size(), 25u);
+  ASSERT_EQ(jobs_cols.size(), 26u);
   EXPECT_EQ(jobs_cols[0], "run_id");
-  EXPECT_EQ(jobs_cols[15], "preemptions");
-  EXPECT_EQ(jobs_cols[19], "idle_unattributed_gpu_s");
-  EXPECT_EQ(jobs_cols[23], "idle_sharing_gpu_s");
-  EXPECT_EQ(jobs_cols[24], "idle_storage_gpu_s");
+  EXPECT_EQ(jobs_cols[10], "queued_s");
+  EXPECT_EQ(jobs_cols[16], "preemptions");
+  EXPECT_EQ(jobs_cols[20], "idle_unattributed_gpu_s");
+  EXPECT_EQ(jobs_cols[24], "idle_sharing_gpu_s");
+  EXPECT_EQ(jobs_cols[25], "idle_storage_gpu_s");
   std::vector<std::string> runs_cols = Query(path, "SELECT name FROM pragma_table_info('runs')");
   EXPECT_EQ(runs_cols.front(), "run_id");
   EXPECT_EQ(runs_cols.back(), "events");
@@ -337,7 +345,7 @@ TEST(ResultStoreTest, ReadRejectsOtherFiles) {
   std::string path = dir + "/v2.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   Query(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 3");
+  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 4");
   Query(path, "UPDATE meta SET value = 'other' WHERE key = 'created_by'");
   EXPECT_EQ(ReadResults(path).status().message(), path + ": not a utilsim results database");
 }

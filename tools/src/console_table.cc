@@ -86,6 +86,8 @@ const std::vector<Metric>& ComparisonMetrics() {
       {"wait p50", Kind::kDuration, [](const Summary& s) { return s.wait_p50_s; }},
       {"wait p95", Kind::kDuration, [](const Summary& s) { return s.wait_p95_s; }},
       {"wait p99", Kind::kDuration, [](const Summary& s) { return s.wait_p99_s; }},
+      // All time queued, preemptions included (equal to the wait without them).
+      {"queued p95", Kind::kDuration, [](const Summary& s) { return s.queued_p95_s; }},
       {"mean JCT", Kind::kDuration, [](const Summary& s) { return s.jct_mean_s; }},
       {"mean bounded slowdown", Kind::kRatio, [](const Summary& s) { return s.slowdown_mean; }},
       {"makespan", Kind::kDuration, [](const Summary& s) { return s.makespan_s; }},
@@ -201,6 +203,8 @@ std::string FormatSummary(const RunResult& run) {
       {"idle cost", Fixed(s.idle_cost, 2) + " at " + Fixed(s.price_per_gpu_h, 2) + "/GPU-h"},
       {"wait mean/p50/p95/p99/max",
        durations({s.wait_mean_s, s.wait_p50_s, s.wait_p95_s, s.wait_p99_s, s.wait_max_s})},
+      {"queued mean/p50/p95/p99/max", durations({s.queued_mean_s, s.queued_p50_s, s.queued_p95_s,
+                                                 s.queued_p99_s, s.queued_max_s})},
       {"JCT mean/p50/p95", durations({s.jct_mean_s, s.jct_p50_s, s.jct_p95_s})},
       {"bounded slowdown mean/p50/p95", Fixed(s.slowdown_mean, 2) + " / " +
                                             Fixed(s.slowdown_p50, 2) + " / " +

@@ -191,8 +191,9 @@ Diagnosis Diagnose(const RunResult& run, const DiagnoseThresholds& th, const Wor
               " of the window >= " + text::Fixed(th.full_allocation_pct, 0) +
               " % allocated with jobs queued (" + std::to_string(full_queued) + " of " +
               std::to_string(n) + " samples); jobs queued in " + text::Pct(d.queued_pct) +
-              "; wait p95 " + text::Duration(s.wait_p95_s) + ", mean " +
-              text::Duration(s.wait_mean_s);
+              "; wait to first start p95 " + text::Duration(s.wait_p95_s) + ", mean " +
+              text::Duration(s.wait_mean_s) + "; all time queued (preemptions included) p95 " +
+              text::Duration(s.queued_p95_s) + ", mean " + text::Duration(s.queued_mean_s);
   if (full_queued > 0)
     q3.detail += "; while full with jobs queued, only " + text::Pct(d.busy_when_full_pct) +
                  " of the GPUs were busy";

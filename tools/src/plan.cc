@@ -59,6 +59,9 @@ struct StoppedEarly {
 // Watches one run's events and throws StoppedEarly as soon as some target is
 // certain to fail, whatever happens later. Exact, not a heuristic:
 //  * a job not started by submit + limit will wait longer than the limit;
+//    its total queued time is at least its wait, so this holds for the
+//    queued targets too, and a job that starts (again) after having been
+//    queued longer than the limit in all is late for a queued target;
 //  * the final number of started jobs is at most jobs - rejected so far, and
 //    every target's figure is, for a fixed count of waits above the limit,
 //    largest when that number is largest (nearest-rank percentiles, as
@@ -73,7 +76,11 @@ class EarlyStop {
         targets_(targets),
         started_(w.jobs.size()),
         next_(targets.size()),
-        late_(targets.size()) {}
+        late_(targets.size()),
+        queued_acc_s_(w.jobs.size(), 0.0),
+        queued_since_s_(w.jobs.size(), 0.0),
+        first_start_s_(w.jobs.size(), 0.0),
+        late_queued_(w.jobs.size(), 0) {}
 
   void Observe(Micros now, const char* what, JobIndex j) {
     const double t = now.seconds();
@@ -88,12 +95,30 @@ class EarlyStop {
     if (std::strcmp(what, "arrival") == 0) {
       ++queued_;
       queued_submit_s_ += w_.jobs[j].submit.seconds();
+      queued_since_s_[j] = t;
+    } else if (std::strcmp(what, "preempt") == 0) {
+      queued_since_s_[j] = t;
     } else if (std::strcmp(what, "reject") == 0) {
       ++rejected_;
       // A rejected job was never queued; not late. (Its deadline may have
       // passed already only if it arrived after it, which cannot happen.)
       started_[j] = 2;
-    } else if (std::strcmp(what, "start") == 0 && started_[j] == 0) {
+    }
+    if (std::strcmp(what, "start") == 0) {
+      queued_acc_s_[j] += t - queued_since_s_[j];
+      if (started_[j] == 0) first_start_s_[j] = t;
+      // Late for a queued target once: not if the deadline scan above
+      // already counted it (first start after submit + limit).
+      for (size_t k = 0; k < targets_.size() && k < 64; ++k) {
+        const bool counted = w_.jobs[j].submit.seconds() + targets_[k].limit_s < first_start_s_[j];
+        if (targets_[k].queued && !(late_queued_[j] >> k & 1) && !counted &&
+            queued_acc_s_[j] > targets_[k].limit_s) {
+          late_queued_[j] |= uint64_t{1} << k;
+          ++late_[k];
+        }
+      }
+    }
+    if (std::strcmp(what, "start") == 0 && started_[j] == 0) {
       started_[j] = 1;
       --queued_;
       queued_submit_s_ -= w_.jobs[j].submit.seconds();
@@ -144,6 +169,9 @@ class EarlyStop {
   std::vector<int64_t> late_;     // per target: jobs certain to wait > limit
   int64_t rejected_ = 0, queued_ = 0;
   double queued_submit_s_ = 0, wait_sum_s_ = 0;
+  // Per job: closed queued intervals, start of the open one, first start.
+  std::vector<double> queued_acc_s_, queued_since_s_, first_start_s_;
+  std::vector<uint64_t> late_queued_;  // per job: bit k = counted late for queued target k
 };
 
 bool Meets(const PlanPoint& p, const std::vector<PlanTarget>& targets) {
@@ -173,12 +201,20 @@ const char* PlanMetricName(PlanTarget::Metric m) {
   return "";
 }
 
+std::string PlanTargetMetric(const PlanTarget& t) {
+  std::string name = PlanMetricName(t.metric);
+  if (t.queued) name.replace(name.size() - 4, 4, "queued");
+  return name;
+}
+
 Result<PlanTarget> ParsePlanTarget(const std::string& text) {
   const std::string s = Strip(text);
   const std::string usage =
       "--target: expected METRIC<=LIMIT with METRIC one of mean-wait, "
-      "p50-wait, p95-wait, p99-wait, max-wait and LIMIT seconds or a "
-      "number with s, m, h or d (e.g. p95-wait<=2h), got '" +
+      "p50-wait, p95-wait, p99-wait, max-wait (submit to first start) or mean-queued, "
+      "p50-queued, p95-queued, p99-queued, max-queued (all time queued, preemptions "
+      "included) and LIMIT seconds or a number >= 0 with s, m, h or d (e.g. p95-wait<=2h), "
+      "got '" +
       text + "'";
   const size_t op = s.find("<=");
   if (op == std::string::npos) return Status::Error(usage);
@@ -187,9 +223,15 @@ Result<PlanTarget> ParsePlanTarget(const std::string& text) {
   bool found = false;
   for (auto m : {PlanTarget::Metric::kMean, PlanTarget::Metric::kP50, PlanTarget::Metric::kP95,
                  PlanTarget::Metric::kP99, PlanTarget::Metric::kMax})
-    if (metric == PlanMetricName(m)) {
-      t.metric = m;
-      found = true;
+    for (bool queued : {false, true}) {
+      PlanTarget probe;
+      probe.metric = m;
+      probe.queued = queued;
+      if (metric == PlanTargetMetric(probe)) {
+        t.metric = m;
+        t.queued = queued;
+        found = true;
+      }
     }
   if (!found) return Status::Error(usage);
   auto limit = ParseSeconds(s.substr(op + 2));
@@ -202,6 +244,20 @@ Result<PlanTarget> ParsePlanTarget(const std::string& text) {
 }
 
 double TargetFigure(const Summary& s, const PlanTarget& t) {
+  if (t.queued) {
+    switch (t.metric) {
+      case PlanTarget::Metric::kMean:
+        return s.queued_mean_s;
+      case PlanTarget::Metric::kP50:
+        return s.queued_p50_s;
+      case PlanTarget::Metric::kP95:
+        return s.queued_p95_s;
+      case PlanTarget::Metric::kP99:
+        return s.queued_p99_s;
+      case PlanTarget::Metric::kMax:
+        return s.queued_max_s;
+    }
+  }
   switch (t.metric) {
     case PlanTarget::Metric::kMean:
       return s.wait_mean_s;

@@ -11,7 +11,7 @@ namespace {
 std::string TargetsText(const std::vector<PlanTarget>& targets) {
   std::string s;
   for (const auto& t : targets)
-    s += (s.empty() ? "" : " and ") + std::string(PlanMetricName(t.metric)) +
+    s += (s.empty() ? "" : " and ") + std::string(PlanTargetMetric(t)) +
          " <= " + text::Duration(t.limit_s);
   return s;
 }
@@ -48,7 +48,7 @@ nlohmann::ordered_json PointJson(const PlanPoint& p, const PlanResult& r) {
   }
   nlohmann::ordered_json f = nlohmann::ordered_json::object();
   for (size_t k = 0; k < r.targets.size(); ++k)
-    f[PlanMetricName(r.targets[k].metric) + std::string("_s")] = Num(p.figures[k]);
+    f[PlanTargetMetric(r.targets[k]) + std::string("_s")] = Num(p.figures[k]);
   j["figures"] = f;
   const Summary& s = p.summary;
   j["allocation_pct"] = Num(s.allocation_pct);
@@ -77,9 +77,9 @@ std::string FormatPlan(const PlanResult& r) {
 
   std::vector<std::string> head = {"policy",   "meets",      "GPUs",     "nodes",
                                    "vs given", "allocation", "eff. util"};
-  for (const auto& t : r.targets) head.push_back(PlanMetricName(t.metric));
+  for (const auto& t : r.targets) head.push_back(PlanTargetMetric(t));
   head.push_back("next smaller");
-  for (const auto& t : r.targets) head.push_back(std::string(PlanMetricName(t.metric)) + " there");
+  for (const auto& t : r.targets) head.push_back(std::string(PlanTargetMetric(t)) + " there");
   head.push_back("cost/h");
   head.push_back("window cost");
   std::vector<bool> left(head.size(), false);
@@ -111,7 +111,7 @@ std::string FormatPlan(const PlanResult& r) {
   }
   out += table.Render();
 
-  out += "\nCandidates evaluated (GPUs: " + std::string(PlanMetricName(r.targets[0].metric)) +
+  out += "\nCandidates evaluated (GPUs: " + std::string(PlanTargetMetric(r.targets[0])) +
          "; * meets every target):\n";
   for (const auto& p : r.policies) {
     std::string line = "  " + p.policy + ":";
@@ -147,7 +147,7 @@ std::string PlanJson(const PlanResult& r) {
   j["cluster"] = {{"name", r.cluster_name}, {"nodes", r.given_nodes}, {"gpus", r.given_gpus}};
   nlohmann::ordered_json targets = nlohmann::ordered_json::array();
   for (const auto& t : r.targets)
-    targets.push_back({{"metric", PlanMetricName(t.metric)}, {"limit_s", t.limit_s}});
+    targets.push_back({{"metric", PlanTargetMetric(t)}, {"limit_s", t.limit_s}});
   j["targets"] = targets;
   j["step"] = r.step;
   j["max_scale"] = r.max_scale;

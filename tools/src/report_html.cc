@@ -40,14 +40,15 @@ void SummaryTable(std::ostream& os, const std::vector<RunResult>& runs,
                   const std::vector<std::string>& names) {
   os << "<table id=\"summary\"><thead><tr><th>policy</th><th>allocated</th><th>effectively "
         "busy</th><th>idle allocated GPU-h</th><th>idle cost</th><th>wait p50</th><th>wait "
-        "p95</th><th>JCT p50</th><th>finished / jobs</th></tr></thead><tbody>\n";
+        "p95</th><th>queued p95</th><th>JCT p50</th><th>finished / jobs</th></tr></thead><tbody>\n";
   for (size_t r = 0; r < runs.size(); ++r) {
     const Summary& s = runs[r].summary;
     os << "<tr><td>" << HtmlEscape(names[r]) << "</td><td>" << Pct(s.allocation_pct) << "</td><td>"
        << Pct(s.effective_util_pct) << "</td><td>" << Fixed(s.idle_alloc_gpu_h, 1) << "</td><td>"
        << Fixed(s.idle_cost, 2) << "</td><td>" << Duration(s.wait_p50_s) << "</td><td>"
-       << Duration(s.wait_p95_s) << "</td><td>" << Duration(s.jct_p50_s) << "</td><td>"
-       << Count(s.finished) << " / " << Count(s.jobs) << "</td></tr>\n";
+       << Duration(s.wait_p95_s) << "</td><td>" << Duration(s.queued_p95_s) << "</td><td>"
+       << Duration(s.jct_p50_s) << "</td><td>" << Count(s.finished) << " / " << Count(s.jobs)
+       << "</td></tr>\n";
   }
   os << "</tbody></table>\n";
   for (size_t r = 0; r < runs.size(); ++r) {
@@ -191,6 +192,9 @@ void MetadataTable(std::ostream& os, const std::vector<RunResult>& runs) {
       {"wait_p95_s", s([](const Summary& x) { return x.wait_p95_s; }, 1)},
       {"wait_p99_s", s([](const Summary& x) { return x.wait_p99_s; }, 1)},
       {"wait_max_s", s([](const Summary& x) { return x.wait_max_s; }, 1)},
+      {"queued_mean_s", s([](const Summary& x) { return x.queued_mean_s; }, 1)},
+      {"queued_p95_s", s([](const Summary& x) { return x.queued_p95_s; }, 1)},
+      {"queued_max_s", s([](const Summary& x) { return x.queued_max_s; }, 1)},
       {"jct_mean_s", s([](const Summary& x) { return x.jct_mean_s; }, 1)},
       {"jct_p50_s", s([](const Summary& x) { return x.jct_p50_s; }, 1)},
       {"jct_p95_s", s([](const Summary& x) { return x.jct_p95_s; }, 1)},

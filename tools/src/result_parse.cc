@@ -123,7 +123,9 @@ Status ParseJobRow(const std::vector<Cell>& row, JobRecord* j) {
   j->submit = r.Time();
   j->start = r.Time(/*nullable=*/true);
   j->finish = r.Time(/*nullable=*/true);
-  r.Skip();  // wait_s
+  r.Skip();                // wait_s
+  j->queued_s = r.Real();  // NULL (NaN) for rejected jobs
+  if (std::isnan(j->queued_s)) j->queued_s = -1;
   r.Skip();  // jct_s
   j->recorded_runtime = r.Time();
   j->tasks = static_cast<int32_t>(r.Int());

@@ -39,17 +39,24 @@ struct JobRecord {
   std::string name;
   uint32_t tenant = 0;
   JobOutcome outcome = JobOutcome::kFinished;
-  std::string reason;       // why rejected (empty otherwise)
+  std::string reason;  // why rejected (empty otherwise)
   Micros submit{0};
-  Micros start{-1};         // first start; -1 if never started
-  Micros finish{-1};        // -1 if not finished
+  Micros start{-1};  // first start; -1 if never started
+  // Total time queued: every queued interval (submit to first start, each
+  // preemption to the next start, and a last one still open when the run
+  // stopped), seconds; -1 for rejected jobs.
+  double queued_s = -1;
+  Micros finish{-1};  // -1 if not finished
   Micros recorded_runtime{0};
   int32_t tasks = 1;
   int64_t gpu_milli = 0;    // total GPU share held while running, milli-GPU
   std::string placement;    // "node:gpu,gpu;node:gpu" (one ';'-separated entry per task), last run
   int32_t preemptions = 0;  // times the job was preempted
-  double alloc_gpu_s = 0;   // GPU-seconds allocated (held)
-  double useful_gpu_s = 0;  // GPU-seconds of useful (busy) work done
+  double alloc_gpu_s = 0;   // GPU-seconds allocated (held), over the run intervals
+  // GPU-seconds busy: the integral over the run intervals of the GPU share
+  // held x the progress model's busy fraction (what the samples show);
+  // never more than alloc_gpu_s (an invariant of every run).
+  double useful_gpu_s = 0;
   std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_gpu_s{};  // by cause
 
   double wait_s() const { return start.us < 0 ? -1 : (start - submit).seconds(); }
@@ -84,24 +91,29 @@ struct Summary {
   // The measurement window the GPU-hour and percentage figures cover (see
   // SimConfig::window): job allocations are clipped to it.
   Micros window_start{0}, window_end{0};
-  double alloc_gpu_h = 0;    // GPU-hours held by jobs inside the window
-  double useful_gpu_h = 0;   // GPU-hours of busy work inside the window
-  double idle_alloc_gpu_h = 0;  // alloc - useful
-  double allocation_pct = 0;  // alloc / (capacity x window) x 100
+  double alloc_gpu_h = 0;         // GPU-hours held by jobs inside the window
+  double useful_gpu_h = 0;        // GPU-hours of busy work inside the window
+  double idle_alloc_gpu_h = 0;    // alloc - useful
+  double allocation_pct = 0;      // alloc / (capacity x window) x 100
   double effective_util_pct = 0;  // useful / (capacity x window) x 100
   double price_per_gpu_h = 0;     // stated price used for idle_cost
   double idle_cost = 0;           // idle_alloc_gpu_h x price
   // idle_alloc_gpu_h by cause (docs/model.md), pro rata inside the window.
   double idle_input_gpu_h = 0, idle_storage_gpu_h = 0, idle_comm_gpu_h = 0, idle_fixed_gpu_h = 0,
          idle_sharing_gpu_h = 0, idle_unattributed_gpu_h = 0;
-  // From the samples inside the window (each standing for one interval):
-  double stranded_gpu_h = 0;  // gpus_stranded over the window, GPU-hours
+  // Integrals over the window of the cluster's step functions:
+  double stranded_gpu_h = 0;  // stranded GPUs (Sample::gpus_stranded), GPU-hours
   double cpu_alloc_pct = 0;   // mean CPU allocated, % of the cluster's CPU
   double mem_alloc_pct = 0;   // mean memory allocated, % of the cluster's memory
-  // Mean over the window's samples of frag_gpu_milli / free GPU share x 100
-  // (samples with no free GPU share left out); NaN when not computed.
+  // Sampled, not integrated (the measure is costly): mean over the window's
+  // samples of frag_gpu_milli / free GPU share x 100 (samples with no free
+  // GPU share left out); NaN when not computed.
   double frag_mean_pct = std::numeric_limits<double>::quiet_NaN();
+  // Wait: submit to first start, over the jobs that started.
   double wait_mean_s = 0, wait_p50_s = 0, wait_p95_s = 0, wait_p99_s = 0, wait_max_s = 0;
+  // Queued: total time queued (JobRecord::queued_s), over the same jobs; equal
+  // to the wait unless jobs were preempted.
+  double queued_mean_s = 0, queued_p50_s = 0, queued_p95_s = 0, queued_p99_s = 0, queued_max_s = 0;
   double jct_mean_s = 0, jct_p50_s = 0, jct_p95_s = 0;
   // Bounded slowdown: max(1, JCT / max(runtime, 10 s)).
   double slowdown_mean = 0, slowdown_p50 = 0, slowdown_p95 = 0;
@@ -122,7 +134,7 @@ struct RunMeta {
   std::string cluster_name;
   Micros sample_interval{0};
   std::string progress_model;  // name of the progress model used
-  std::string notes;  // e.g. profile attachment rule, warnings
+  std::string notes;           // e.g. profile attachment rule, warnings
 };
 
 struct RunResult {
@@ -132,20 +144,30 @@ struct RunResult {
   Summary summary;
 };
 
-// Summary figures from per-job records. Allocation and useful work are
-// clipped to [window_start, window_end]; capacity_gpus x that window is the
-// GPU time the percentages refer to. A job's useful work inside the window is
-// its useful total pro rata of its allocated time inside the window (exact
-// for constant utilization and rate). Percentiles use the nearest-rank
-// method. Wait figures cover every job that started; JCT and slowdown cover
-// finished jobs.
-Summary ComputeSummary(const std::vector<JobRecord>& jobs, int64_t capacity_gpus,
-                       Micros window_start, Micros window_end, double makespan_s,
-                       double price_per_gpu_h);
+// The integrals over a measurement window that the engine accumulates
+// during a run, from the jobs' run intervals and the cluster's state between
+// events (exact, not sampled).
+struct WindowTotals {
+  double alloc_gpu_s = 0;                                                   // GPU share held
+  double useful_gpu_s = 0;                                                  // busy GPU time
+  std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_gpu_s{};  // by cause
+  double stranded_gpu_s = 0;
+  double cpu_alloc_frac_s = 0;  // allocated / total CPU, integrated over seconds
+  double mem_alloc_frac_s = 0;
+};
 
-// Fills the sample-based figures of s (stranded GPU-hours, CPU and memory
-// allocation) from the samples taken in [s.window_start, s.window_end), each
-// standing for `interval`.
-void AddSampleFigures(const std::vector<Sample>& samples, Micros interval, Summary* s);
+// Summary figures: GPU-hours and percentages from `totals` over
+// [window_start, window_end] (capacity_gpus x that window is the GPU time the
+// percentages refer to); counts, waits, queued times, JCT, slowdown and
+// fairness from the per-job records. Percentiles use the nearest-rank method.
+// Wait and queued figures cover every job that started; JCT and slowdown
+// cover finished jobs.
+Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& totals,
+                       int64_t capacity_gpus, Micros window_start, Micros window_end,
+                       double makespan_s, double price_per_gpu_h);
+
+// Fills the sampled figure of s (frag_mean_pct) from the samples taken in
+// [s.window_start, s.window_end).
+void AddSampleFigures(const std::vector<Sample>& samples, Summary* s);
 
 }  // namespace utilsim

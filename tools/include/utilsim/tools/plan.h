@@ -30,16 +30,23 @@ class ProgressBoard;
 struct PlanTarget {
   enum class Metric { kMean, kP50, kP95, kP99, kMax };
   Metric metric = Metric::kP95;
+  // false: the wait to first start (…-wait, Summary::wait_*_s); true: the
+  // total time queued, every queued interval (…-queued, Summary::queued_*_s),
+  // which differs only when jobs are preempted.
+  bool queued = false;
   double limit_s = 0;  // >= 0
   std::string text;    // normalised, e.g. "p95-wait<=7200s"
 };
 
-// Parses "p95-wait<=2h". Metrics: mean-wait, p50-wait, p95-wait, p99-wait,
-// max-wait. Limit: a number >= 0 with an optional unit s, m or min, h, d
-// (default seconds). Spaces are ignored. Errors name the option (--target).
+// Parses "p95-wait<=2h" or "p95-queued<=2h". Metrics: mean-, p50-, p95-,
+// p99-, max- followed by wait or queued. Limit: a number >= 0 with an
+// optional unit s, m or min, h, d (default seconds). Spaces are ignored.
+// Errors name the option (--target).
 Result<PlanTarget> ParsePlanTarget(const std::string& text);
-// The run's figure the target constrains, in seconds (Summary::wait_*_s).
+// The run's figure the target constrains, in seconds.
 double TargetFigure(const Summary& s, const PlanTarget& t);
+// "p95-wait", "p95-queued", ...
+std::string PlanTargetMetric(const PlanTarget& t);
 const char* PlanMetricName(PlanTarget::Metric m);  // "p95-wait"
 
 // Node counts of each group for a cluster of `total` nodes, proportional to

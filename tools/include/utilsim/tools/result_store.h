@@ -15,7 +15,7 @@
 namespace utilsim {
 
 // Version of the database layout; ReadResults accepts only this version.
-inline constexpr int kResultsSchemaVersion = 3;
+inline constexpr int kResultsSchemaVersion = 4;
 
 // Writes `runs` (run_id = position + 1) to a new database at `path`, replacing
 // any file already there.
