@@ -23,10 +23,13 @@
 #include <string>
 #include <vector>
 
+#include "utilsim/engine/mig_progress.h"
 #include "utilsim/engine/rng.h"
 #include "utilsim/engine/sharing_progress.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stall_model.h"
+#include "utilsim/policies/coresource.h"
+#include "utilsim/policies/mig_repartition.h"
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
@@ -94,9 +97,10 @@ struct Logged {
 };
 
 Logged RunLogged(const std::string& policy, const Workload& w, const ProgressModel* model,
-                 Micros restart_cost) {
+                 Micros restart_cost, const PolicyRegistry& reg = BuiltinPolicies(),
+                 const ClusterSpec& cluster = ThreeNodes()) {
   Logged out;
-  auto s = BuiltinPolicies().Make(policy, 3);
+  auto s = reg.Make(policy, 3);
   EXPECT_TRUE(s.ok()) << policy << ": " << s.status().message();
   if (!s.ok()) return out;
   out.intervals.assign(w.jobs.size(), {});
@@ -113,7 +117,7 @@ Logged RunLogged(const std::string& policy, const Workload& w, const ProgressMod
       open[j] = Micros(-1);
     }
   };
-  auto r = Simulate(ThreeNodes(), w, *s.value(), cfg);
+  auto r = Simulate(cluster, w, *s.value(), cfg);
   EXPECT_TRUE(r.ok()) << policy << ": " << r.status().message();
   if (!r.ok()) return out;
   out.run = std::move(r).value();
@@ -221,6 +225,58 @@ TEST(RunInvariants, BusyWorkIsConservedAcrossPolicies) {
     EXPECT_NEAR(s.useful_gpu_h * 3600, busy_log, 1e-6 * std::max(1.0, busy_log)) << label;
   }
   EXPECT_GT(preemptions, 0);
+}
+
+TEST(RunInvariants, DynamicMigUnderEveryQueue) {
+  // Two H100 nodes of 4 GPUs, unpartitioned: random 1g..7g jobs make the
+  // repartitioning planner create, destroy and drain instances while the
+  // MIG speed model (MigProgress) stretches jobs on small instances.
+  ClusterSpec spec;
+  spec.name = "h100";
+  spec.models = {{"H100-80GB", 80LL << 30, 1.0}};
+  spec.groups = {{"n", 2, "H100-80GB", 4, 64000, 512LL << 30, 0}};
+  spec.groups[0].mig = {""};
+  const int kProfiles[] = {0, 3, 4, 5, 6};  // 1g.10gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb
+  const int kMemSlices[] = {1, 1, 2, 2, 4, 4, 8};
+  Rng rng(7, 0, "mig-mix");
+  Workload w;
+  for (int i = 0; i < 80; ++i) {
+    Job j;
+    j.name = "m" + std::to_string(i);
+    j.submit = Seconds(rng.UniformInt(0, 3000));
+    j.runtime = Seconds(rng.UniformInt(10, 2000));
+    j.priority = static_cast<int32_t>(rng.UniformInt(0, 3));
+    const int p = kProfiles[rng.UniformInt(0, 4)];
+    j.task.gpus = 1;
+    j.task.mig_profile = p;
+    j.task.gpu_milli = p == 6 ? 1000 : 125 * kMemSlices[p];
+    j.task.cpu_milli = 1000;
+    j.task.mem_bytes = 1LL << 30;
+    j.util = static_cast<float>(rng.UniformInt(5, 100)) / 100.0f;
+    j.util_known = true;
+    w.jobs.push_back(j);
+  }
+  w.Finalize();
+  const WholeGpuProgress whole;
+  const MigProgress mig(&whole, spec);
+  auto stats = std::make_shared<MigReconfigStats>();
+  auto reg = DecoratePlacements(BuiltinPolicies(), [&](std::unique_ptr<PlacementPolicy> inner) {
+    return MakeMigRepartition(std::move(inner), MigRepartitionParams{}, stats);
+  });
+  ASSERT_TRUE(reg.ok()) << reg.status().message();
+  int64_t runs = 0;
+  for (const std::string& q : Queues()) {
+    if (q == "as-recorded") continue;  // no recorded starts in this mix
+    const std::string label = q + "+best-fit";
+    const Logged l = RunLogged(label, w, &mig, Seconds(3), reg.value(), spec);
+    if (l.run.jobs.empty()) continue;
+    SCOPED_TRACE(label + " dynamic MIG");
+    CheckRun(label, w, l);
+    ++runs;
+  }
+  EXPECT_EQ(runs, static_cast<int64_t>(Queues().size()) - 1);
+  EXPECT_GT(stats->created, 0);
+  EXPECT_GT(stats->destroyed, 0);
 }
 
 }  // namespace
