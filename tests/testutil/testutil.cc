@@ -48,6 +48,8 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+std::string BinaryPath() { return UTILSIM_BINARY; }
+
 int RunCli(const std::string& args, std::string* output) {
   std::string cmd = std::string(UTILSIM_BINARY) + " " + args + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");

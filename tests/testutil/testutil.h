@@ -21,5 +21,7 @@ std::string ReadFile(const std::string& path);
 // Runs the utilsim binary with args (a shell-quoted string); captures stdout
 // and stderr together into *output; returns the exit code.
 int RunCli(const std::string& args, std::string* output);
+// Path of the utilsim binary RunCli runs (for tests that start it themselves).
+std::string BinaryPath();
 
 }  // namespace utilsim::testutil

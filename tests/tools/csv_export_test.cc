@@ -121,16 +121,22 @@ TEST(CsvExportTest, ReplacesFilesAndLeavesNoTemporaries) {
   EXPECT_EQ(Lines(testutil::ReadFile(dir + "/runs.csv")).size(), 1u);  // header only
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
-    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+    EXPECT_EQ(e.path().string().find(".utilsim-tmp-"), std::string::npos) << e.path();
     ++files;
   }
   EXPECT_EQ(files, 3u);
 }
 
-TEST(CsvExportTest, RefusesMissingDirectory) {
-  std::string dir = testutil::TempDir() + "/nope";
-  EXPECT_EQ(ExportCsv(MakeRuns(), dir).message(), dir + ": directory does not exist");
-  EXPECT_FALSE(fs::exists(dir));
+TEST(CsvExportTest, CreatesAMissingDirectoryButNotUnderAFile) {
+  const std::string base = testutil::TempDir();
+  const std::string dir = base + "/nope/deeper";
+  ASSERT_EQ(ExportCsv(MakeRuns(), dir).message(), "");
+  for (const char* f : {"/runs.csv", "/jobs.csv", "/samples.csv"})
+    EXPECT_EQ(testutil::ReadFile(dir + f).rfind("run_id,", 0), 0u) << f;
+  testutil::WriteFile(base + "/file", "x");
+  EXPECT_EQ(ExportCsv(MakeRuns(), base + "/file/sub").message(),
+            base + "/file/sub: cannot be created: " + base + "/file is not a directory");
+  EXPECT_EQ(testutil::ReadFile(base + "/file"), "x");
 }
 
 }  // namespace

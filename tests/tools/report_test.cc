@@ -248,7 +248,7 @@ TEST_F(ReportCli, CompareReportEqualsReportFromTheDatabase) {
   EXPECT_EQ(specs.size(), 7u);
   for (const auto& [id, spec] : specs) EXPECT_FALSE(Rows(spec).empty()) << id;
   for (const auto& e : fs::directory_iterator(dir_))
-    EXPECT_FALSE(Has(e.path().filename().string(), ".tmp-")) << e.path();
+    EXPECT_FALSE(Has(e.path().filename().string(), ".utilsim-tmp-")) << e.path();
 }
 
 TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
@@ -279,9 +279,11 @@ TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
   const std::string good = dir_ + "/good.db";
   ASSERT_EQ(WriteResults({SmallRun("a")}, good).message(), "");
   fails("report " + good + " -o " + dir_ + "/nodir/r.html",
-        dir_ + "/nodir/r.html: directory does not exist");
-  fails("report " + good + " -o " + dir_, dir_ + ": is a directory");
-  fails("report " + dir_ + "/missing.db -o " + dir_ + "/nodir/r.html", "directory does not exist");
+        "-o: " + dir_ + "/nodir/r.html: directory " + dir_ + "/nodir does not exist");
+  fails("report " + good + " -o " + dir_,
+        "-o: " + dir_ + ": is a directory (not a regular file); refusing to replace it");
+  fails("report " + dir_ + "/missing.db -o " + dir_ + "/nodir/r.html",
+        "/nodir/r.html: directory " + dir_ + "/nodir does not exist");
   EXPECT_FALSE(fs::exists(html));
   // An empty results file.
   const std::string none = dir_ + "/none.db";
@@ -289,7 +291,7 @@ TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
   fails("report " + none + " -o " + html, "none.db: holds no runs");
   EXPECT_FALSE(fs::exists(html));
   for (const auto& e : fs::directory_iterator(dir_))
-    EXPECT_FALSE(Has(e.path().filename().string(), ".tmp-")) << e.path();
+    EXPECT_FALSE(Has(e.path().filename().string(), ".utilsim-tmp-")) << e.path();
   // An existing report is left whole when a new one fails.
   testutil::WriteFile(html, "old");
   fails("report " + none + " -o " + html, "holds no runs");

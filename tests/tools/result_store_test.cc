@@ -312,10 +312,10 @@ TEST(ResultStoreTest, ReplacesAnExistingFileAndLeavesNoTemporaryFiles) {
 TEST(ResultStoreTest, RefusesMissingDirectoryAndDirectoryTarget) {
   std::string dir = testutil::TempDir();
   Status s = WriteResults(MakeRuns(), dir + "/nope/r.db");
-  EXPECT_EQ(s.message(), dir + "/nope/r.db: directory does not exist");
+  EXPECT_EQ(s.message(), dir + "/nope/r.db: directory " + dir + "/nope does not exist");
   fs::create_directory(dir + "/sub");
   s = WriteResults(MakeRuns(), dir + "/sub");
-  EXPECT_EQ(s.message(), dir + "/sub: is a directory");
+  EXPECT_EQ(s.message(), dir + "/sub: is a directory (not a regular file); refusing to replace it");
   EXPECT_EQ(Entries(dir), std::vector<std::string>{"sub"});
 }
 
@@ -324,11 +324,11 @@ TEST(ResultStoreTest, FailedWriteNamesPathAndLeavesTargetUntouched) {
   std::string path = dir + "/r.db";
   testutil::WriteFile(path, "old");
   // Block the temporary file name with a non-empty directory.
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::string tmp = dir + "/.r.db.utilsim-tmp-" + std::to_string(::getpid());
   fs::create_directories(tmp + "/x");
   Status s = WriteResults(MakeRuns(), path);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message().rfind(path + ": cannot create database: ", 0), 0u) << s.message();
+  EXPECT_EQ(s.message(), path + ": cannot create the temporary file " + tmp + ": File exists");
   EXPECT_EQ(testutil::ReadFile(path), "old");
 }
 

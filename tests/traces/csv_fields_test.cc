@@ -1,5 +1,6 @@
 // CsvReader typed accessors, ParseSeconds / FormatSeconds, CSV quoting.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -151,7 +152,8 @@ TEST(AtomicFile, AppearsOnlyOnCommit) {
     AtomicFile f(path);
     ASSERT_TRUE(f.Open().ok());
     ASSERT_TRUE(f.Write("partial").ok());
-    EXPECT_TRUE(std::filesystem::exists(path + ".tmp"));
+    EXPECT_EQ(f.temp_path(), dir + "/.out.txt.utilsim-tmp-" + std::to_string(::getpid()));
+    EXPECT_TRUE(std::filesystem::exists(f.temp_path()));
     EXPECT_FALSE(std::filesystem::exists(path));
   }  // destroyed without Commit
   EXPECT_TRUE(std::filesystem::is_empty(dir));
@@ -162,10 +164,12 @@ TEST(AtomicFile, AppearsOnlyOnCommit) {
     ASSERT_TRUE(f.Commit().ok());
   }
   EXPECT_EQ(testutil::ReadFile(path), "whole\n");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_EQ(std::filesystem::directory_iterator(dir)->path().filename(), "out.txt");  // alone
   AtomicFile bad(dir + "/no/such/dir/x");
   Status s = bad.Open();
-  EXPECT_EQ(s.message(), dir + "/no/such/dir/x.tmp: cannot create: No such file or directory");
+  EXPECT_EQ(s.message(), dir + "/no/such/dir/x: cannot create the temporary file " + dir +
+                             "/no/such/dir/.x.utilsim-tmp-" + std::to_string(::getpid()) +
+                             ": No such file or directory");
   EXPECT_FALSE(bad.Commit().ok());
 }
 

@@ -22,6 +22,7 @@
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/inspect.h"
 #include "utilsim/tools/progress.h"
+#include "utilsim/tools/output_path.h"
 #include "utilsim/tools/report.h"
 #include "utilsim/traces/canonical.h"
 #include "utilsim/tools/result_store.h"
@@ -42,20 +43,26 @@ struct Options {
   std::string report;  // compare --report: the HTML report to write
 };
 
-// Fails early, before a long run, if `path` could not be written.
-Status CheckWritable(const std::string& path, const std::string& option) {
-  if (path.empty()) return Status::Ok();
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  if (fs::is_directory(p)) return Status::Error(option + ": " + path + " is a directory");
-  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent))
-    return Status::Error(option + ": " + path + ": directory " + parent.string() +
-                         " does not exist");
-  if (::access(parent.c_str(), W_OK) != 0)
-    return Status::Error(option + ": " + path + ": directory " + parent.string() +
-                         " is not writable");
-  return Status::Ok();
+constexpr char kDbFormat[] = "a SQLite results database";
+constexpr char kReportFormat[] =
+    "compare's HTML report (standard output carries its summary; `utilsim report DB -o -` "
+    "prints one)";
+
+// What an output of the command may not replace: every file it reads
+// (output_path.h). The writers check their path against it again just
+// before the rename.
+OutputGuard Guard(const Options& o, const std::string& option, bool allow_stdout = false,
+                  const std::string& format = "") {
+  OutputGuard g{option, InputPaths(o.input), allow_stdout, format};
+  if (!o.profiles.empty()) g.inputs.push_back({"--profiles", o.profiles});
+  return g;
+}
+
+// Fails early, before a long run, if `path` could not be written or would
+// replace an input, a link, a device, a FIFO or a folder (CheckOutput).
+Status CheckWritable(const Options& o, const std::string& path, const std::string& option,
+                     bool allow_stdout = false, const std::string& format = "") {
+  return CheckOutput(path, Guard(o, option, allow_stdout, format));
 }
 
 // Options of the trace readers and of utilization sources; shared by run,
@@ -191,10 +198,15 @@ void AddCoResourceOptions(CLI::App* cmd, Options& o) {
 
 Status Execute(Options& o, std::vector<std::string> policies, const std::string& baseline,
                const std::string& title) {
-  if (Status s = CheckWritable(o.out, "--out"); !s.ok()) return s;
-  if (Status s = CheckWritable(o.report, "--report"); !s.ok()) return s;
-  if (!o.csv_dir.empty() && !std::filesystem::is_directory(o.csv_dir))
-    return Status::Error("--csv: " + o.csv_dir + ": not a directory");
+  if (Status s = CheckWritable(o, o.out, "--out", false, kDbFormat); !s.ok()) return s;
+  if (Status s = CheckWritable(o, o.report, "--report", false, kReportFormat); !s.ok()) return s;
+  if (Status s = CheckCsvExport(o.csv_dir, Guard(o, "--csv")); !s.ok()) return s;
+  {
+    std::vector<NamedPath> outs = {{"--out", o.out}, {"--report", o.report}};
+    if (!o.csv_dir.empty())
+      for (const auto& f : CsvExportPaths(o.csv_dir)) outs.push_back({"--csv", f});
+    if (Status s = CheckDistinctOutputs(outs); !s.ok()) return s;
+  }
   PolicyRegistry reg = BuiltinPolicies();
   if (!o.profiles.empty())
     if (Status s = LoadProfiles(o.profiles, &reg); !s.ok()) return s;
@@ -242,16 +254,18 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
     std::cout << buf;
   }
   if (!o.out.empty()) {
-    if (Status s = WriteResults(runs, o.out); !s.ok()) return s;
+    if (Status s = WriteResults(runs, o.out, Guard(o, "--out")); !s.ok()) return s;
     std::cout << "\nResults written to " << o.out
               << " (tables runs, jobs, samples; schema in docs/results.md)\n";
   }
   if (!o.csv_dir.empty()) {
-    if (Status s = ExportCsv(runs, o.csv_dir); !s.ok()) return s;
+    if (Status s = ExportCsv(runs, o.csv_dir, Guard(o, "--csv")); !s.ok()) return s;
     std::cout << "CSV written to " << o.csv_dir << "/{runs,jobs,samples}.csv\n";
   }
   if (!o.report.empty()) {
-    if (Status s = WriteReport(runs, o.report); !s.ok()) return s;
+    if (Status s = WriteReport(runs, o.report, {}, Guard(o, "--report", false, kReportFormat));
+        !s.ok())
+      return s;
     std::cout << "Report written to " << o.report << " (HTML; docs/report.md)\n";
   }
   if (runs.size() > 1) {
@@ -311,22 +325,37 @@ Status InspectCommand(Options& o) {
 
 Status ConvertCommand(Options& o, const std::string& cluster_out) {
   if (o.out.empty()) return Status::Error("--out: required (the jobs CSV to write)");
-  if (Status s = CheckWritable(o.out, "--out"); !s.ok()) return s;
-  if (Status s = CheckWritable(cluster_out, "--cluster-out"); !s.ok()) return s;
+  // "-" writes to standard output; the messages then go to stderr.
+  auto check = [&] {
+    if (Status s = CheckWritable(o, o.out, "--out", true); !s.ok()) return s;
+    if (Status s = CheckWritable(o, cluster_out, "--cluster-out", true); !s.ok()) return s;
+    return CheckDistinctOutputs({{"--out", o.out}, {"--cluster-out", cluster_out}});
+  };
+  if (Status s = check(); !s.ok()) return s;
+  std::ostream& msg = (o.out == "-" || cluster_out == "-") ? std::cerr : std::cout;
   o.input.require_cluster = false;
   auto in = LoadInputs(o.input);
   if (!in.ok()) return in.status();
-  if (Status s = traces::WriteJobsCsv(in.value().workload, o.out); !s.ok()) return s;
-  std::cout << "wrote " << in.value().workload.jobs.size() << " jobs to " << o.out << "\n";
+  if (!cluster_out.empty() && in.value().cluster.groups.empty())
+    return Status::Error("--cluster-out: format " + in.value().format +
+                         " does not describe the cluster");
+  if (Status s = check(); !s.ok()) return s;  // again, just before writing
+  Status w = o.out == "-" ? traces::WriteJobsCsv(in.value().workload, stdout, "--out: -")
+                          : traces::WriteJobsCsv(in.value().workload, o.out);
+  if (!w.ok()) return w;
+  msg << "wrote " << in.value().workload.jobs.size() << " jobs to " << o.out << "\n";
   if (!cluster_out.empty()) {
-    if (in.value().cluster.groups.empty())
-      return Status::Error("--cluster-out: format " + in.value().format +
-                           " does not describe the cluster");
-    if (Status s = traces::WriteClusterYaml(in.value().cluster, cluster_out); !s.ok()) return s;
-    std::cout << "wrote the cluster (" << in.value().cluster.total_nodes() << " nodes, "
-              << in.value().cluster.total_gpus() << " GPUs) to " << cluster_out << "\n";
+    if (cluster_out == "-") {
+      const std::string yaml = traces::FormatClusterYaml(in.value().cluster);
+      std::fwrite(yaml.data(), 1, yaml.size(), stdout);
+      if (std::fflush(stdout) != 0) return Status::Error("--cluster-out: -: write error");
+    } else if (Status s = traces::WriteClusterYaml(in.value().cluster, cluster_out); !s.ok()) {
+      return s;
+    }
+    msg << "wrote the cluster (" << in.value().cluster.total_nodes() << " nodes, "
+        << in.value().cluster.total_gpus() << " GPUs) to " << cluster_out << "\n";
   }
-  for (const auto& n : in.value().notes) std::cout << "note: " << n << "\n";
+  for (const auto& n : in.value().notes) msg << "note: " << n << "\n";
   return Status::Ok();
 }
 
@@ -530,8 +559,9 @@ int RunMain(int argc, char** argv) {
   } else if (*conv) {
     st = ConvertCommand(o, cluster_out);
   } else if (*rep) {
-    st = ReportFromDatabase(rep_db, rep_out);
-    if (st.ok()) std::cout << "Report written to " << rep_out << "\n";
+    st = ReportFromDatabase(rep_db, rep_out, {}, OutputGuard{"-o", {}, true, ""});
+    if (st.ok())
+      (rep_out == "-" ? std::cerr : std::cout) << "Report written to " << rep_out << "\n";
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "utilsim/engine/simulator.h"
+#include "utilsim/tools/output_path.h"
 #include "utilsim/tools/result_store.h"
 #include "utilsim/tools/runner.h"
 #include "utilsim/tools/validate.h"
@@ -15,6 +16,9 @@ namespace utilsim::tools {
 Status ValidateCommand(const InputOptions& input, const RunSettings& settings,
                        const std::string& policy, const std::vector<int>& nodes_list,
                        const std::string& out) {
+  // Checked before the runs; WriteResults checks again before its rename.
+  const OutputGuard guard{"--out", InputPaths(input), false, "a SQLite results database"};
+  if (Status s = CheckOutput(out, guard); !s.ok()) return s;
   auto in = LoadInputs(input);
   if (!in.ok()) return in.status();
   const Inputs& base = in.value();
@@ -63,7 +67,7 @@ Status ValidateCommand(const InputOptions& input, const RunSettings& settings,
     if (fid[i].mae_s < fid[best].mae_s) best = i;
   if (fid.size() > 1) std::cout << "\nlowest wait MAE: " << labels[best] << "\n";
   if (!out.empty()) {
-    if (Status s = WriteResults(runs, out); !s.ok()) return s;
+    if (Status s = WriteResults(runs, out, guard); !s.ok()) return s;
     std::cout << "Results written to " << out << "\n";
   }
   return Status::Ok();

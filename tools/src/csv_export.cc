@@ -2,14 +2,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
 
-#include "atomic_file.h"
 #include "result_schema.h"
+#include "utilsim/traces/text_writer.h"
 
 namespace utilsim {
 namespace {
@@ -56,28 +54,18 @@ void AppendRow(const std::vector<Cell>& row, std::string* out) {
   out->push_back('\n');
 }
 
-// Buffered writer of one CSV file to a temporary path.
+// Buffered writer of one CSV file through a temporary file (AtomicFile).
 class CsvFile {
  public:
-  CsvFile(const std::string& path, const Table& table)
-      : path_(path), tmp_(results::TempPathFor(path)) {
-    results::RemoveQuietly(tmp_);
-    file_ = std::fopen(tmp_.c_str(), "wb");
-    if (!file_) {
-      error_ = errno;
-      return;
-    }
+  CsvFile(const std::string& path, const Table& table, const OutputGuard& guard)
+      : path_(path), guard_(guard), file_(path) {
+    status_ = CheckOutput(path_, guard_);
+    if (status_.ok()) status_ = file_.Open();
     for (size_t k = 0; k < table.columns.size(); ++k) {
       if (k) buf_.push_back(',');
       buf_ += table.columns[k].name;
     }
     buf_.push_back('\n');
-  }
-  CsvFile(const CsvFile&) = delete;
-  CsvFile& operator=(const CsvFile&) = delete;
-  ~CsvFile() {
-    if (file_) std::fclose(file_);
-    if (!committed_) results::RemoveQuietly(tmp_);
   }
 
   void Add(const std::vector<Cell>& row) {
@@ -85,42 +73,60 @@ class CsvFile {
     if (buf_.size() >= (1u << 20)) Flush();
   }
 
-  // Writes out the rest and renames the file into place.
+  // Writes out the rest, checks the path again and renames the file into
+  // place; without it the temporary file is removed.
   Status Commit() {
     Flush();
-    if (file_ && std::fclose(file_) != 0 && !error_) error_ = errno;
-    file_ = nullptr;
-    if (error_) return Status::Error(path_ + ": cannot write: " + std::strerror(error_));
-    committed_ = true;  // CommitTemp removes the temporary file itself on failure
-    return results::CommitTemp(tmp_, path_);
+    if (!status_.ok()) return status_;
+    if (Status s = file_.Close(); !s.ok()) return s;
+    if (Status s = CheckOutput(path_, guard_); !s.ok()) return s;
+    return file_.Commit(/*sync=*/true);
   }
 
  private:
   void Flush() {
-    if (file_ && !error_ && std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size()) {
-      error_ = errno;
-    }
+    if (status_.ok()) status_ = file_.Write(buf_);
     buf_.clear();
   }
 
-  std::string path_, tmp_;
-  std::FILE* file_ = nullptr;
+  std::string path_;
+  OutputGuard guard_;
+  traces::AtomicFile file_;
   std::string buf_;
-  int error_ = 0;
-  bool committed_ = false;
+  Status status_;
 };
 
 }  // namespace
 
-Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir) {
+std::vector<std::string> CsvExportPaths(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const char* name : {"runs.csv", "jobs.csv", "samples.csv"})
+    out.push_back((std::filesystem::path(dir) / name).string());
+  return out;
+}
+
+Status CheckCsvExport(const std::string& dir, const OutputGuard& guard) {
+  if (Status s = CheckOutputFolder(dir, guard); !s.ok()) return s;
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    return Status::Error(dir + ": directory does not exist");
-  }
-  auto file = [&](const char* name) { return (std::filesystem::path(dir) / name).string(); };
+  if (!std::filesystem::is_directory(dir, ec)) return Status::Ok();  // files to come
+  for (const auto& file : CsvExportPaths(dir))
+    if (Status s = CheckOutput(file, guard); !s.ok()) return s;
+  return Status::Ok();
+}
+
+Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir,
+                 const OutputGuard& guard) {
+  if (dir.empty()) return Status::Error("CSV export: no folder given");
+  if (Status s = CheckCsvExport(dir, guard); !s.ok()) return s;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return Status::Error((guard.option.empty() ? "" : guard.option + ": ") + dir +
+                         ": cannot create the folder: " + ec.message());
+  const std::vector<std::string> files = CsvExportPaths(dir);
   std::vector<Cell> row;
   {
-    CsvFile f(file("runs.csv"), results::RunsTable());
+    CsvFile f(files[0], results::RunsTable(), guard);
     for (size_t r = 0; r < runs.size(); ++r) {
       results::RunRow(static_cast<int64_t>(r + 1), runs[r], &row);
       f.Add(row);
@@ -128,7 +134,7 @@ Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir) {
     if (Status s = f.Commit(); !s.ok()) return s;
   }
   {
-    CsvFile f(file("jobs.csv"), results::JobsTable());
+    CsvFile f(files[1], results::JobsTable(), guard);
     for (size_t r = 0; r < runs.size(); ++r) {
       for (const JobRecord& j : runs[r].jobs) {
         results::JobRow(static_cast<int64_t>(r + 1), j, &row);
@@ -137,7 +143,7 @@ Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir) {
     }
     if (Status s = f.Commit(); !s.ok()) return s;
   }
-  CsvFile f(file("samples.csv"), results::SamplesTable());
+  CsvFile f(files[2], results::SamplesTable(), guard);
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const Sample& s : runs[r].samples) {
       results::SampleRow(static_cast<int64_t>(r + 1), s, &row);

@@ -53,6 +53,28 @@ ProfileLibrary LibraryFromTelemetry(const traces::TelemetryData& t, const std::s
 
 }  // namespace
 
+std::vector<NamedPath> InputPaths(const InputOptions& opt) {
+  std::vector<NamedPath> out;
+  auto add = [&](const char* option, const std::string& list) {
+    for (const auto& p : SplitPaths(list)) out.push_back({option, p});
+  };
+  if (opt.trace.rfind("builtin", 0) != 0) {
+    add("--trace", opt.trace);
+    // The openb reader's default node list (formats.cc); listed whatever the
+    // format, since a wrong guess only protects one more file.
+    if (opt.reader.node_list.empty())
+      for (const auto& p : SplitPaths(opt.trace))
+        out.push_back(
+            {"the node list beside --trace",
+             (std::filesystem::path(p).parent_path() / "openb_node_list_all_node.csv").string()});
+  }
+  add("--cluster", opt.cluster);
+  add("--telemetry", opt.telemetry);
+  add("--util-library", opt.util_library);
+  add("--node-list", opt.reader.node_list);
+  return out;
+}
+
 Result<Inputs> LoadInputs(const InputOptions& opt) {
   Inputs in;
   const std::vector<std::string> paths = opt.trace.rfind("builtin", 0) == 0

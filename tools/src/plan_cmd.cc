@@ -2,8 +2,6 @@
 // (docs/planning.md, docs/diagnose.md).
 #include "plan_cmd.h"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +11,7 @@
 
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/csv_export.h"
+#include "utilsim/tools/output_path.h"
 #include "utilsim/tools/plan.h"
 #include "utilsim/tools/progress.h"
 #include "utilsim/tools/result_store.h"
@@ -32,16 +31,11 @@ const char* const kDiagnoseHelp =
 
 namespace {
 
-Status CheckOut(const std::string& path, const std::string& option) {
-  if (path.empty()) return Status::Ok();
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  if (fs::is_directory(p)) return Status::Error(option + ": " + path + " is a directory");
-  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent) || ::access(parent.c_str(), W_OK) != 0)
-    return Status::Error(option + ": " + path + ": directory " + parent.string() +
-                         " does not exist or is not writable");
-  return Status::Ok();
+// What an output may not replace: the files the command reads (output_path.h).
+OutputGuard Guard(const SharedCliOptions& sh, const std::string& option) {
+  OutputGuard g{option, InputPaths(*sh.input), false, ""};
+  if (!sh.profiles.empty()) g.inputs.push_back({"--profiles", sh.profiles});
+  return g;
 }
 
 Result<PolicyRegistry> Registry(const std::string& profiles) {
@@ -54,21 +48,25 @@ Result<PolicyRegistry> Registry(const std::string& profiles) {
 Status WriteOutputs(const std::vector<RunResult>& runs, const SharedCliOptions& sh,
                     std::ostream& msg) {
   if (!sh.out.empty()) {
-    if (Status s = WriteResults(runs, sh.out); !s.ok()) return s;
+    if (Status s = WriteResults(runs, sh.out, Guard(sh, "--out")); !s.ok()) return s;
     msg << "Results written to " << sh.out << " (docs/results.md)\n";
   }
   if (!sh.csv_dir.empty()) {
-    if (Status s = ExportCsv(runs, sh.csv_dir); !s.ok()) return s;
+    if (Status s = ExportCsv(runs, sh.csv_dir, Guard(sh, "--csv")); !s.ok()) return s;
     msg << "CSV written to " << sh.csv_dir << "/{runs,jobs,samples}.csv\n";
   }
   return Status::Ok();
 }
 
 Status CheckOutputs(const SharedCliOptions& sh) {
-  if (Status s = CheckOut(sh.out, "--out"); !s.ok()) return s;
-  if (!sh.csv_dir.empty() && !std::filesystem::is_directory(sh.csv_dir))
-    return Status::Error("--csv: " + sh.csv_dir + ": not a directory");
-  return Status::Ok();
+  OutputGuard db = Guard(sh, "--out");
+  db.format = "a SQLite results database";
+  if (Status s = CheckOutput(sh.out, db); !s.ok()) return s;
+  if (Status s = CheckCsvExport(sh.csv_dir, Guard(sh, "--csv")); !s.ok()) return s;
+  std::vector<NamedPath> outs = {{"--out", sh.out}};
+  if (!sh.csv_dir.empty())
+    for (const auto& f : CsvExportPaths(sh.csv_dir)) outs.push_back({"--csv", f});
+  return CheckDistinctOutputs(outs);
 }
 
 // The horizon is given relative to the first submission (as for run).

@@ -1,13 +1,14 @@
 // WriteReport / ReportFromDatabase: the file side of the HTML report.
 #include "utilsim/tools/report.h"
 
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
-#include "atomic_file.h"
+#include "utilsim/tools/output_path.h"
 #include "utilsim/tools/result_store.h"
+#include "utilsim/traces/text_writer.h"
 
 namespace utilsim {
 namespace {
@@ -23,29 +24,32 @@ bool LooksLikeSqlite(const std::string& path) {
 }  // namespace
 
 Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
-                   const ReportOptions& opt) {
-  if (Status s = results::CheckTarget(path); !s.ok()) return s;
-  if (runs.empty()) return Status::Error(path + ": no runs to report");
+                   const ReportOptions& opt, const OutputGuard& guard) {
+  OutputGuard g = guard;
+  if (g.format.empty()) g.format = "the HTML report";
+  if (Status s = CheckOutput(path, g); !s.ok()) return s;
+  const std::string name = (g.option.empty() ? "" : g.option + ": ") + path;
+  if (runs.empty()) return Status::Error(name + ": no runs to report");
   const std::string html = BuildReportHtml(runs, opt);
-  const std::string tmp = results::TempPathFor(path);
-  results::RemoveQuietly(tmp);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Error(path + ": cannot write: " + std::strerror(errno));
-    out.write(html.data(), static_cast<std::streamsize>(html.size()));
-    out.close();
-    if (!out) {
-      const int err = errno;
-      results::RemoveQuietly(tmp);
-      return Status::Error(path + ": cannot write: " + std::strerror(err));
-    }
+  if (path == "-") {
+    std::cout.write(html.data(), static_cast<std::streamsize>(html.size()));
+    std::cout.flush();
+    if (!std::cout) return Status::Error(name + ": cannot write to standard output");
+    return Status::Ok();
   }
-  return results::CommitTemp(tmp, path);
+  traces::AtomicFile out(path);
+  if (Status s = out.Open(); !s.ok()) return s;
+  out.Write(html);
+  if (Status s = out.Close(); !s.ok()) return s;
+  if (Status s = CheckOutput(path, g); !s.ok()) return s;  // again, just before the rename
+  return out.Commit(/*sync=*/true);
 }
 
-Status ReportFromDatabase(const std::string& db, const std::string& html,
-                          const ReportOptions& opt) {
-  if (Status s = results::CheckTarget(html); !s.ok()) return s;
+Status ReportFromDatabase(const std::string& db, const std::string& html, const ReportOptions& opt,
+                          const OutputGuard& guard) {
+  OutputGuard g = guard;
+  g.inputs.push_back({"the results database", db});
+  if (Status s = CheckOutput(html, g); !s.ok()) return s;
   std::error_code ec;
   if (std::filesystem::is_regular_file(db, ec) && !LooksLikeSqlite(db))
     return Status::Error(db +
@@ -61,7 +65,7 @@ Status ReportFromDatabase(const std::string& db, const std::string& html,
     return runs.status();
   }
   if (runs.value().empty()) return Status::Error(db + ": holds no runs");
-  return WriteReport(runs.value(), html, opt);
+  return WriteReport(runs.value(), html, opt, g);
 }
 
 }  // namespace utilsim

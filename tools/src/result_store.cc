@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "atomic_file.h"
 #include "result_schema.h"
 #include "sqlite_util.h"
+#include "utilsim/traces/temp_file.h"
 
 namespace utilsim {
 namespace {
@@ -89,7 +89,8 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
   auto fail = [&](const std::string& what) {
     return Status::Error(path + ": " + what + ": " + db.message());
   };
-  if (!db.Open(file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX)) {
+  // The file exists (TempFile made it, empty); never follow a link.
+  if (!db.Open(file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX)) {
     return fail("cannot create database");
   }
   // page_size must precede the first table. Without a journal a failed write
@@ -195,17 +196,21 @@ Status ReadTable(const Db& db, const Table& t, const std::string& order,
 
 }  // namespace
 
-Status WriteResults(const std::vector<RunResult>& runs, const std::string& path) {
-  Status s = results::CheckTarget(path);
-  if (!s.ok()) return s;
-  const std::string tmp = results::TempPathFor(path);
-  results::RemoveQuietly(tmp);
-  s = WriteDb(runs, tmp, path);  // closes the connection before the rename
-  if (!s.ok()) {
-    results::RemoveQuietly(tmp);
-    return s;
-  }
-  return results::CommitTemp(tmp, path);
+Status WriteResults(const std::vector<RunResult>& runs, const std::string& path,
+                    const OutputGuard& guard) {
+  OutputGuard g = guard;
+  g.allow_stdout = false;
+  g.format = "a SQLite results database";
+  if (path.empty())
+    return Status::Error((g.option.empty() ? std::string() : g.option + ": ") +
+                         "no path given for the results database");
+  if (Status s = CheckOutput(path, g); !s.ok()) return s;
+  traces::TempFile tmp;
+  if (Status s = tmp.Create(path); !s.ok()) return s;
+  tmp.CloseFd();  // SQLite opens the (empty) file by name
+  if (Status s = WriteDb(runs, tmp.path(), path); !s.ok()) return s;  // closes the connection
+  if (Status s = CheckOutput(path, g); !s.ok()) return s;  // again, just before the rename
+  return tmp.Commit(/*sync=*/true);
 }
 
 Result<std::vector<RunResult>> ReadResults(const std::string& path) {

@@ -1,4 +1,5 @@
 // Writer of the canonical jobs CSV (docs/trace-format.md).
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -95,12 +96,49 @@ void AppendRow(const Workload& w, const Job& job, const std::string& profiles_re
   line->push_back('\n');
 }
 
+// Hands the "# signal" line, the header and every row to sink(line).
+template <typename Sink>
+void WriteLines(const Workload& w, const std::string& profiles_rel, Sink&& sink) {
+  std::string line;
+  if (w.signal != UtilSignal::kUnknown) {
+    line = std::string("# signal: ") + UtilSignalName(w.signal) + "\n";
+  }
+  for (size_t c = 0; c < kJobColumns.size(); ++c) {
+    if (c > 0) line.push_back(',');
+    line += kJobColumns[c];
+  }
+  line.push_back('\n');
+  sink(line);
+  for (const Job& job : w.jobs) {
+    AppendRow(w, job, profiles_rel, &line);
+    sink(line);
+  }
+}
+
 }  // namespace
+
+Status WriteJobsCsv(const Workload& w, std::FILE* out, const std::string& name) {
+  for (const Job& job : w.jobs) {
+    if (Status s = CheckJob(w, job); !s.ok()) return Status::Error(name + ": " + s.message());
+    if (job.series >= 0)
+      return Status::Error(name + ": job '" + job.name +
+                           "' has a utilization series, which is written as a profile file "
+                           "beside the jobs CSV; give a file path");
+  }
+  bool ok = true;
+  WriteLines(w, "", [&](const std::string& line) {
+    ok = ok && std::fwrite(line.data(), 1, line.size(), out) == line.size();
+  });
+  if (!ok || std::fflush(out) != 0) return Status::Error(name + ": write error");
+  return Status::Ok();
+}
 
 Status WriteJobsCsv(const Workload& w, const std::string& path) {
   for (const Job& job : w.jobs) {
     if (Status s = CheckJob(w, job); !s.ok()) return Status::Error(path + ": " + s.message());
   }
+  // Before the profiles folder is replaced (Commit checks again).
+  if (Status s = CheckReplaceable(path); !s.ok()) return s;
   namespace fs = std::filesystem;
   const fs::path target(path);
   const std::string profiles_rel = target.stem().string() + ".profiles";
@@ -133,20 +171,7 @@ Status WriteJobsCsv(const Workload& w, const std::string& path) {
     fs::remove_all(profiles_tmp, ec);
     return s;
   }
-  std::string line;
-  if (w.signal != UtilSignal::kUnknown) {
-    line = std::string("# signal: ") + UtilSignalName(w.signal) + "\n";
-  }
-  for (size_t c = 0; c < kJobColumns.size(); ++c) {
-    if (c > 0) line.push_back(',');
-    line += kJobColumns[c];
-  }
-  line.push_back('\n');
-  out.Write(line);
-  for (const Job& job : w.jobs) {
-    AppendRow(w, job, profiles_rel, &line);
-    out.Write(line);
-  }
+  WriteLines(w, profiles_rel, [&](const std::string& line) { out.Write(line); });
   if (Status s = out.Close(); !s.ok()) {
     fs::remove_all(profiles_tmp, ec);
     return s;

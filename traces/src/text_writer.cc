@@ -1,7 +1,10 @@
 #include "utilsim/traces/text_writer.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 
 namespace utilsim::traces {
@@ -68,16 +71,22 @@ void AppendCsvField(std::string* out, std::string_view text, char delimiter) {
   out->push_back('"');
 }
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {}
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(TempPathFor(path_)) {}
 
 AtomicFile::~AtomicFile() {
   if (f_ != nullptr) std::fclose(f_);
-  if (!committed_) std::remove(tmp_.c_str());
+  // temp_ removes the temporary file unless it was committed.
 }
 
 Status AtomicFile::Open() {
-  f_ = std::fopen(tmp_.c_str(), "wb");
-  if (f_ == nullptr) return Status::Error(tmp_ + ": cannot create: " + std::strerror(errno));
+  if (Status s = temp_.Create(path_); !s.ok()) return error_ = s;
+  const int fd = temp_.TakeFd();
+  f_ = ::fdopen(fd, "wb");
+  if (f_ == nullptr) {
+    const int err = errno;
+    ::close(fd);
+    return error_ = Status::Error(path_ + ": cannot open " + tmp_ + ": " + std::strerror(err));
+  }
   std::setvbuf(f_, nullptr, _IOFBF, 1 << 20);
   return Status::Ok();
 }
@@ -104,13 +113,12 @@ Status AtomicFile::Close() {
   return error_;
 }
 
-Status AtomicFile::Commit() {
-  if (Status s = Close(); !s.ok()) return s;
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    return Status::Error(path_ + ": cannot rename from " + tmp_ + ": " + std::strerror(errno));
+Status AtomicFile::Commit(bool sync) {
+  if (Status s = Close(); !s.ok()) {
+    temp_.Discard();
+    return s;
   }
-  committed_ = true;
-  return Status::Ok();
+  return error_ = temp_.Commit(sync);
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view text) {

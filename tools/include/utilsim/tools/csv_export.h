@@ -7,6 +7,7 @@
 
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/tools/output_path.h"
 
 namespace utilsim {
 
@@ -19,11 +20,26 @@ namespace utilsim {
 // reads back to the same double (std::to_chars); NULL and NaN as an empty
 // field. Independent of the locale.
 //
-// Atomic per file: each file is written to `<file>.tmp-<pid>` and renamed into
-// place; on failure the temporary file is removed. Files renamed before a
-// failure stay (the set of three is not atomic as a whole).
+// Safe: the folder is checked by CheckOutputFolder and each file by
+// CheckOutput(file, guard) (output_path.h: not an input, not a link, FIFO,
+// device or folder) before anything is written and again before its rename.
+// A missing folder is created (with its missing parents).
+// Atomic per file: each file is written to `.<file>.utilsim-tmp-<pid>` beside
+// it (utilsim/traces/temp_file.h) and renamed into place; on failure the
+// temporary file is removed. Files renamed before a failure stay (the set of
+// three is not atomic as a whole).
 //
-// Errors: "<dir>: directory does not exist", or an I/O error naming the file.
-Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir);
+// Errors (message starts with guard.option, if any): CheckOutputFolder's and
+// CheckOutput's, "<dir>: cannot create the folder: ...", or an I/O error
+// naming the file.
+Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir,
+                 const OutputGuard& guard = {});
+
+// The three files ExportCsv writes: <dir>/runs.csv, jobs.csv, samples.csv.
+std::vector<std::string> CsvExportPaths(const std::string& dir);
+
+// ExportCsv's checks of `dir` and of its three files, without writing (the
+// CLI runs them before a run starts).
+Status CheckCsvExport(const std::string& dir, const OutputGuard& guard);
 
 }  // namespace utilsim

@@ -11,6 +11,7 @@
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/tools/formats.h"
+#include "utilsim/tools/output_path.h"
 #include "utilsim/traces/trace.h"
 
 namespace utilsim::tools {
@@ -41,6 +42,13 @@ struct Inputs {
   traces::TraceData trace_info;  // warnings, notes, counts (workload moved out)
   std::vector<std::string> notes;  // for result metadata: warnings, attachment rules
 };
+
+// The files and folders LoadInputs(opt) reads, each with its option: every
+// path of --trace (none for builtin:*), --cluster, --telemetry,
+// --util-library, --node-list, and for an openb trace without --node-list
+// the node list beside the pods. Outputs must not replace them
+// (output_path.h).
+std::vector<NamedPath> InputPaths(const InputOptions& opt);
 
 // Loads and prepares inputs. Errors name the option or file at fault.
 Result<Inputs> LoadInputs(const InputOptions& opt);

@@ -13,6 +13,7 @@
 
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/tools/output_path.h"
 
 namespace utilsim {
 
@@ -36,19 +37,26 @@ struct ReportOptions {
 std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOptions& opt = {});
 
 // Writes BuildReportHtml(runs) to `path` atomically (a temporary file renamed
-// into place, so a failure leaves no partial file and any old file intact).
-// Errors (message starts with `path`): "<path>: directory does not exist",
-// "<path>: is a directory", "<path>: cannot write: <reason>", or a failed
-// flush/rename. An empty `runs` is an error ("no runs to report").
+// into place, so a failure leaves no partial file and any old file intact;
+// utilsim/traces/temp_file.h), or to standard output when `path` is "-" and
+// guard.allow_stdout. `path` is checked by CheckOutput(path, guard)
+// (output_path.h: not an input, not a link, FIFO, device or folder, its folder
+// there) before the report is built and again just before the rename.
+// Errors (message starts with guard.option, else with `path`): CheckOutput's
+// (e.g. "<path>: directory <dir> does not exist", "<path>: is a directory
+// (not a regular file); refusing to replace it"), "<path>: cannot write:
+// <reason>", or a failed flush/rename. An empty `runs` is an error ("no runs
+// to report").
 Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
-                   const ReportOptions& opt = {});
+                   const ReportOptions& opt = {}, const OutputGuard& guard = {});
 
 // Reads the results database `db` (ReadResults) and writes its report to
-// `html`. The output path is checked before the database is read. Errors, in
-// addition to WriteReport's: "<db>: no such file", "<db>: not a SQLite file
-// ...", "<db>: not a utilsim results database", "<db>: schema version X,
-// expected 2 ...", "<db>: holds no runs".
+// `html`, which may not be `db` itself (it is added to guard.inputs as "the
+// results database"). The output path is checked before the database is
+// read. Errors, in addition to WriteReport's: "<db>: no such file", "<db>: not
+// a SQLite file ...", "<db>: not a utilsim results database", "<db>: schema
+// version X, expected 2 ...", "<db>: holds no runs".
 Status ReportFromDatabase(const std::string& db, const std::string& html,
-                          const ReportOptions& opt = {});
+                          const ReportOptions& opt = {}, const OutputGuard& guard = {});
 
 }  // namespace utilsim

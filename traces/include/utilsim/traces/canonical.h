@@ -5,13 +5,17 @@
 // Every reader error is a Status naming the file and line, and for a bad
 // value reads exactly
 //   <file>:<line>: field '<col>': expected <what>, got '<text>'
-// (YAML errors say "key" instead of "field"). Writers are atomic: they write
-// "<path>.tmp" and rename it, so a failed write never leaves a
+// (YAML errors say "key" instead of "field"). Writers are atomic: they write a
+// temporary file and rename it, so a failed write never leaves a
 // complete-looking file. Reading what a writer wrote gives the same data.
+// (The temporary file is `.<name>.utilsim-tmp-<pid>` beside the target,
+// removed on SIGINT/SIGTERM; the target must be a regular file or missing:
+// utilsim/traces/temp_file.h.)
 //
 // All functions are thread-safe for distinct paths.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include "utilsim/engine/cluster_spec.h"
@@ -38,6 +42,12 @@ Result<Workload> ReadJobsCsv(const std::string& path);
 // that holds '|'. Values are not otherwise checked: a job the reader would
 // reject (e.g. runtime 0) is written as is.
 Status WriteJobsCsv(const Workload& workload, const std::string& path);
+// The same text to an open stream (standard output), for jobs without a
+// utilization series (a series needs its profile file beside the CSV);
+// `name` stands for the stream in messages. Errors: a job with a series
+// ("<name>: job '<id>' has a utilization series, ...; give a file path"),
+// the checks above, "<name>: write error".
+Status WriteJobsCsv(const Workload& workload, std::FILE* out, const std::string& name);
 
 // Reads a utilization series CSV: header `offset_s,busy`, offsets in seconds
 // from 0 strictly increasing (after rounding to microseconds), busy 0..1,
@@ -53,7 +63,7 @@ Status WriteUtilSeriesCsv(const UtilSeries& series, const std::string& path);
 Result<ClusterSpec> ParseClusterYaml(const std::string& text, const std::string& source_name);
 Result<ClusterSpec> ReadClusterYaml(const std::string& path);
 // Writes a spec that ParseClusterYaml reads back identically (when it is
-// valid; values are not checked). Atomic via "<path>.tmp" and rename.
+// valid; values are not checked). Atomic via a temporary file and rename.
 Status WriteClusterYaml(const ClusterSpec& spec, const std::string& path);
 // The YAML text WriteClusterYaml writes.
 std::string FormatClusterYaml(const ClusterSpec& spec);

@@ -9,6 +9,7 @@
 
 #include "utilsim/engine/status.h"
 #include "utilsim/engine/time.h"
+#include "utilsim/traces/temp_file.h"
 
 namespace utilsim::traces {
 
@@ -27,9 +28,11 @@ std::string FormatSeconds(Micros t);
 // trailing blanks, so that CsvReader reads back exactly `text`.
 void AppendCsvField(std::string* out, std::string_view text, char delimiter = ',');
 
-// A file written to "<path>.tmp" and renamed to `path` by Commit(), so a
-// failed or interrupted write never leaves a complete-looking file. Without
-// a successful Commit() the destructor removes the temporary file.
+// A file written to a temporary file beside `path` (TempFile, temp_file.h:
+// `.<name>.utilsim-tmp-<pid>`, removed on SIGINT/SIGTERM) and renamed to
+// `path` by Commit(), so a failed or interrupted write never leaves a
+// complete-looking file. Without a successful Commit() the destructor removes
+// the temporary file. Commit() refuses to replace anything but a regular file.
 // Not copyable; one writer at a time per path.
 class AtomicFile {
  public:
@@ -43,10 +46,12 @@ class AtomicFile {
   // Buffered write; the first error is kept and returned by Commit().
   Status Write(std::string_view data);
   // Flushes and closes the temporary file, reporting any write error, so a
-  // caller can finish related work before Commit(). Optional.
+  // caller can finish related work (or check the target again) before
+  // Commit(). Optional.
   Status Close();
-  // Closes (if still open) and renames. Call at most once.
-  Status Commit();
+  // Closes (if still open) and renames; fsync()s first when `sync`. Call at
+  // most once.
+  Status Commit(bool sync = false);
 
   const std::string& path() const { return path_; }
   const std::string& temp_path() const { return tmp_; }
@@ -54,9 +59,9 @@ class AtomicFile {
  private:
   std::string path_;
   std::string tmp_;
+  TempFile temp_;
   std::FILE* f_ = nullptr;
   bool closed_ = false;
-  bool committed_ = false;
   Status error_;
 };
 
