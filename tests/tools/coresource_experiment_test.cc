@@ -39,12 +39,14 @@ TEST(CoResourceCli, OptionsAreListedAndBadValuesNamed) {
                   "--gpu-reserve: reservation 69793218560 bytes of memory (65 GiB) per GPU x "
                   "4 GPUs exceeds node group 'gpu' (274877906944 bytes, 256 GiB)"))
       << out;
-  EXPECT_EQ(RunCli("run " + FixtureArgs() + " --gpu-reserve four", &out), 1);
+  // A malformed value is a usage error (2); one the cluster cannot hold, a
+  // runtime error (1).
+  EXPECT_EQ(RunCli("run " + FixtureArgs() + " --gpu-reserve four", &out), 2);
   EXPECT_TRUE(Has(out,
                   "--gpu-reserve: expected CORES_PER_GPU[,MEM_GIB_PER_GPU] (numbers >= 0), "
                   "got 'four'"))
       << out;
-  EXPECT_EQ(RunCli("run " + FixtureArgs() + " --cpu-alloc greedy", &out), 1);
+  EXPECT_EQ(RunCli("run " + FixtureArgs() + " --cpu-alloc greedy", &out), 2);
   EXPECT_TRUE(Has(out,
                   "--cpu-alloc: unknown CPU allocation mode 'greedy' (known: request, "
                   "proportional, measured)"))

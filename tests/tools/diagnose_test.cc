@@ -229,7 +229,7 @@ TEST(DiagnoseCli, BadInputsAreClearErrors) {
   EXPECT_TRUE(Has(out, "other.db: not a utilsim results database")) << out;
   EXPECT_EQ(testutil::RunCli("diagnose " + dir + "/missing.db", &out), 1);
   EXPECT_TRUE(Has(out, "missing.db: no such file")) << out;
-  EXPECT_EQ(testutil::RunCli("diagnose --trace builtin:demo --jobs 50 --policy nope", &out), 1);
+  EXPECT_EQ(testutil::RunCli("diagnose --trace builtin:demo --jobs 50 --policy nope", &out), 2);
   EXPECT_TRUE(Has(out, "--policy:")) << out;
   EXPECT_EQ(testutil::RunCli("diagnose " + dir + "/other.db --trace builtin:demo", &out), 1);
   EXPECT_TRUE(Has(out, "not both")) << out;

@@ -59,12 +59,12 @@ TEST(SharingCli, OptionsAreListedAndBadValuesNamed) {
   ASSERT_EQ(RunCli("run --help", &out), 0);
   EXPECT_NE(out.find("--sharing TEXT=fractional"), std::string::npos);
   EXPECT_NE(out.find("--mps-thread-pct"), std::string::npos);
-  EXPECT_EQ(RunCli(args + " --sharing shared", &out), 1);
+  EXPECT_EQ(RunCli(args + " --sharing shared", &out), 2);
   EXPECT_NE(out.find("utilsim: error: --sharing: expected fractional, exclusive, timeslice or "
                      "mps, got 'shared'"),
             std::string::npos)
       << out;
-  EXPECT_EQ(RunCli(args + " --sharing mps --mps-thread-pct 0", &out), 1);
+  EXPECT_EQ(RunCli(args + " --sharing mps --mps-thread-pct 0", &out), 2);
   EXPECT_NE(out.find("--mps-thread-pct: expected a percentage in (0, 100]"), std::string::npos)
       << out;
 }

@@ -136,7 +136,7 @@ TEST(HostScaleCli, BadValuesAreOneLineErrors) {
       std::string out;
       const std::string args =
           std::string(cmd) + " " + CliArgs() + " --scale-host-requests '" + bad + "'";
-      EXPECT_EQ(RunCli(args, &out), 1) << args << "\n" << out;
+      EXPECT_EQ(RunCli(args, &out), 2) << args << "\n" << out;  // a usage error
       EXPECT_EQ(out,
                 "utilsim: error: --scale-host-requests: expected CPU[,MEM] factors > 0, got '" +
                     std::string(bad) + "'\n")

@@ -267,17 +267,18 @@ TEST(PlanCli, TextTableAndErrors) {
       << out;
   EXPECT_TRUE(Has(out, "4 candidate sizes, 16 .. 64 nodes")) << out;
   EXPECT_TRUE(Has(out, "price 3.00 per GPU-hour")) << out;
-  EXPECT_EQ(testutil::RunCli("plan --trace builtin:demo --jobs 100 --target 'p95<=1h'", &out), 1);
+  // Malformed values are usage errors (exit 2).
+  EXPECT_EQ(testutil::RunCli("plan --trace builtin:demo --jobs 100 --target 'p95<=1h'", &out), 2);
   EXPECT_TRUE(Has(out, "utilsim: error: --target:")) << out;
   EXPECT_EQ(testutil::RunCli("plan --trace builtin:demo --jobs 100 --target 'p95-wait<=1h' "
                              "--step 1.5",
                              &out),
-            1);
+            2);
   EXPECT_TRUE(Has(out, "utilsim: error: --step:")) << out;
   EXPECT_EQ(testutil::RunCli("plan --trace builtin:demo --jobs 100 --target 'p95-wait<=1h' "
                              "--policies nope",
                              &out),
-            1);
+            2);
   EXPECT_TRUE(Has(out, "utilsim: error: --policies:")) << out;
   EXPECT_NE(testutil::RunCli("plan --trace builtin:demo", &out), 0);  // a CLI11 usage error
   EXPECT_TRUE(Has(out, "--target is required")) << out;

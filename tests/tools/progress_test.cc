@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "testutil/testutil.h"
@@ -133,6 +134,94 @@ TEST(ProgressCli, NothingExtraWhenStderrIsNotATerminal) {
   EXPECT_EQ(out.find('\r'), std::string::npos);
   EXPECT_EQ(out.find("ev/s"), std::string::npos);
   EXPECT_EQ(out.rfind("utilsim run: best-fit\n", 0), 0u) << out;
+}
+
+}  // namespace
+}  // namespace utilsim::tools
+
+namespace utilsim::tools {
+namespace {
+
+TEST(ProgressFormat, FinalTickSaysDone) {
+  ProgressTick t;
+  t.label = "run";
+  t.fraction = 1;
+  t.events = 500;
+  t.elapsed_s = 65;
+  t.runs = t.runs_done = 1;
+  t.final = true;
+  EXPECT_EQ(FormatProgress(t, 60), "run [################]  100.0%  500 ev  8 ev/s  done in 1:05");
+}
+
+TEST(ProgressMode, Parses) {
+  EXPECT_EQ(ParseProgressMode("auto").value(), ProgressMode::kAuto);
+  EXPECT_EQ(ParseProgressMode("always").value(), ProgressMode::kAlways);
+  EXPECT_EQ(ParseProgressMode("never").value(), ProgressMode::kNever);
+  EXPECT_EQ(ParseProgressMode("yes").status().message(),
+            "--progress: expected auto, always or never, got 'yes'");
+}
+
+TEST(ProgressBar, PlainLinesForLogs) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  {
+    ProgressBar bar(fds[1], "compare", 5, /*plain=*/true);
+    const size_t slot = bar.board()->AddRuns(1, {Micros(0), Seconds(10)});
+    ::usleep(40'000);
+    bar.board()->Done(slot);
+    bar.Stop();
+  }
+  ::close(fds[1]);
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, n);
+  ::close(fds[0]);
+  EXPECT_EQ(got.find('\r'), std::string::npos) << got;
+  EXPECT_EQ(got.find('\033'), std::string::npos) << got;
+  EXPECT_EQ(got.rfind("compare ", 0), 0u) << got;
+  EXPECT_GE(std::count(got.begin(), got.end(), '\n'), 2) << got;  // periodic + final
+  const std::string last = got.substr(got.rfind('\n', got.size() - 2) + 1);
+  EXPECT_NE(last.find("100.0%"), std::string::npos) << last;
+  EXPECT_NE(last.find("done in 0:00"), std::string::npos) << last;
+}
+
+TEST(ProgressCli, AlwaysWritesPlainLinesNeverNothing) {
+  // RunCli's stderr is a pipe: auto prints nothing (above), always a plain
+  // line (the last one at least), never nothing.
+  std::string out;
+  ASSERT_EQ(testutil::RunCli("run --trace builtin:demo --jobs 200 --progress always", &out), 0)
+      << out;
+  EXPECT_EQ(out.find('\r'), std::string::npos) << out;
+  EXPECT_NE(out.find("run [########################################]  100.0%"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("done in "), std::string::npos) << out;
+  ASSERT_EQ(testutil::RunCli("compare --jobs 200 --policies best-fit,fgd --progress always", &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("2/2 runs"), std::string::npos) << out;
+  ASSERT_EQ(testutil::RunCli("fgd-experiment --jobs 200 --policies best-fit --seeds 2 "
+                             "--progress always",
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("fgd-experiment [#"), std::string::npos) << out;
+  EXPECT_NE(out.find("2/2 runs"), std::string::npos) << out;
+  ASSERT_EQ(testutil::RunCli("plan --jobs 200 --target 'p95-wait<=1h' --progress always", &out), 0)
+      << out;
+  EXPECT_NE(out.find("plan [#"), std::string::npos) << out;
+  ASSERT_EQ(testutil::RunCli("validate --trace " + testutil::Fixture("aaic/q1.csv") +
+                                 " --nodes-list 40,50 --progress always",
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("validate [#"), std::string::npos) << out;
+  EXPECT_NE(out.find("2/2 runs"), std::string::npos) << out;
+  for (const char* cmd : {"run --jobs 200", "compare --jobs 200 --policies best-fit,fgd",
+                          "plan --jobs 200 --target 'p95-wait<=1h'"}) {
+    ASSERT_EQ(testutil::RunCli(std::string(cmd) + " --progress never", &out), 0) << out;
+    EXPECT_EQ(out.find("ev/s"), std::string::npos) << cmd << "\n" << out;
+    EXPECT_EQ(out.find("done in"), std::string::npos) << cmd << "\n" << out;
+  }
 }
 
 }  // namespace

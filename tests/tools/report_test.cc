@@ -301,7 +301,7 @@ TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
             "/nodir/x.html",
         "--report: ");
   // Usage: the database and -o are required.
-  EXPECT_NE(RunCli("report " + good, &out_), 0) << out_;
+  EXPECT_EQ(RunCli("report " + good, &out_), 2) << out_;
   EXPECT_TRUE(Has(out_, "--out")) << out_;
 }
 

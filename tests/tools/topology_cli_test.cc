@@ -55,18 +55,20 @@ TEST(TopologyCli, BadTopologyAndOptionsAreRefused) {
   const std::string db = testutil::TempDir() + "/never.db";
   struct Case {
     std::string args, message;
+    int code;  // 1 a bad input file, 2 a bad option value
   } cases[] = {
       {"run --trace " + Fixture("topology/jobs.csv") + " --cluster " +
            Fixture("topology/unreachable.yaml"),
        Fixture("topology/unreachable.yaml") +
-           ":8: key 'topology.racks[0]': node 'a-3' is in no rack: unreachable"},
-      {"run " + Args() + " --comm-fraction 1.5", "--comm-fraction: expected a fraction 0..1"},
+           ":8: key 'topology.racks[0]': node 'a-3' is in no rack: unreachable",
+       1},
+      {"run " + Args() + " --comm-fraction 1.5", "--comm-fraction: expected a fraction in 0..1", 2},
       {"run " + Args() + " --model quantum",
-       "--model: expected whole-gpu, stall-serial or stall-overlapped, got 'quantum'"},
+       "--model: expected whole-gpu, stall-serial or stall-overlapped, got 'quantum'", 2},
   };
   for (const Case& c : cases) {
     std::string out;
-    EXPECT_EQ(RunCli(c.args + " --out " + db, &out), 1) << out;
+    EXPECT_EQ(RunCli(c.args + " --out " + db, &out), c.code) << out;
     EXPECT_NE(out.find(c.message), std::string::npos) << out;
     EXPECT_FALSE(fs::exists(db));
   }

@@ -1,5 +1,8 @@
 #include "utilsim/tools/cli.h"
 
+#include "cli_checks.h"
+#include "cli_options.h"
+#include "cli_usage.h"
 #include "commands.h"
 #include "plan_cmd.h"
 
@@ -21,6 +24,7 @@
 #include "utilsim/tools/host_scale.h"
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/inspect.h"
+#include "utilsim/tools/memory_guard.h"
 #include "utilsim/tools/progress.h"
 #include "utilsim/tools/output_path.h"
 #include "utilsim/tools/report.h"
@@ -31,17 +35,7 @@
 namespace utilsim::tools {
 namespace {
 
-struct Options {
-  InputOptions input;
-  RunSettings run;
-  std::string policy = "best-fit";
-  std::vector<std::string> policies;
-  std::string baseline;
-  std::string profiles;
-  std::string out;
-  std::string csv_dir;
-  std::string report;  // compare --report: the HTML report to write
-};
+using Options = CliOptions;
 
 constexpr char kDbFormat[] = "a SQLite results database";
 constexpr char kReportFormat[] =
@@ -65,137 +59,6 @@ Status CheckWritable(const Options& o, const std::string& path, const std::strin
   return CheckOutput(path, Guard(o, option, allow_stdout, format));
 }
 
-// Options of the trace readers and of utilization sources; shared by run,
-// compare, inspect and convert.
-void AddReaderOptions(CLI::App* cmd, Options& o) {
-  cmd->add_option("--nodes", o.input.reader.nodes,
-                  "aaic: nodes of 8 GPUs in the cluster (default 50, the installed count)");
-  cmd->add_option("--gpus-per-node", o.input.reader.gpus_per_node,
-                  "itp, swf: GPUs per node, for splitting large jobs into gangs")
-      ->capture_default_str();
-  cmd->add_option("--pending", o.input.reader.pending,
-                  "openb: pods never scheduled: run (from creation to deletion) or skip")
-      ->capture_default_str();
-  cmd->add_option("--swf-unit", o.input.reader.swf_unit,
-                  "swf: what a processor is: gpu or cpu")
-      ->capture_default_str();
-  cmd->add_option("--node-list", o.input.reader.node_list,
-                  "openb: node list CSV (default: openb_node_list_all_node.csv beside the pods)");
-  cmd->add_option("--telemetry", o.input.telemetry,
-                  "GPU telemetry joined to the jobs by pod/job id or host and time window "
-                  "(comma-separated files; docs/formats/telemetry.md)");
-  cmd->add_option("--telemetry-format", o.input.telemetry_format,
-                  "Telemetry format (default: detected; `utilsim formats` lists them)");
-  cmd->add_option("--telemetry-offset", o.input.telemetry_offset_s,
-                  "Seconds added to telemetry times to align them with the trace's times");
-  cmd->add_option("--util-library", o.input.util_library,
-                  "Telemetry whose series become a profile library, attached by a seeded "
-                  "class rule to jobs without measured utilization (docs/trace-formats.md)");
-  cmd->add_option("--util-library-format", o.input.util_library_format,
-                  "Format of --util-library (default: detected)");
-  cmd->add_option("--attach", o.input.attach,
-                  "What the library gives a job: series (its shape, stretched to the job) or mean")
-      ->capture_default_str();
-}
-
-void AddInputOptions(CLI::App* cmd, Options& o,
-                     const std::string& out_help =
-                         "Results database to write (SQLite, docs/results.md); written atomically") {
-  cmd->add_option("--trace", o.input.trace,
-                  "Job trace file, or builtin:demo / builtin:bench (the seeded synthetic "
-                  "workload, docs/workloads.md)")
-      ->capture_default_str();
-  cmd->add_option("--format", o.input.format,
-                  "Trace format (default: inferred from the file). `utilsim formats` lists them");
-  cmd->add_option("--cluster", o.input.cluster,
-                  "Cluster spec, YAML (docs/trace-format.md); required for canonical traces");
-  cmd->add_option("--seed", o.input.seed,
-                  "Seed for every random stream (synthetic jobs, the random placement)")
-      ->capture_default_str();
-  cmd->add_option("--jobs", o.input.jobs, "Built-in workloads only: number of jobs to generate");
-  AddReaderOptions(cmd, o);
-  cmd->add_option("--profiles", o.profiles, "YAML file of placement profiles (docs/policies.md)");
-  cmd->add_option("--out", o.out, out_help);
-  cmd->add_option("--csv", o.csv_dir, "Also export runs.csv, jobs.csv, samples.csv to this folder");
-  cmd->add_option("--sample-interval", o.run.sample_interval_s,
-                  "Seconds of simulated time between cluster samples")
-      ->capture_default_str();
-  cmd->add_option("--horizon", o.run.horizon_s,
-                  "Stop at this simulated time, in seconds from the first submission "
-                  "(default: run until every job ends)");
-  cmd->add_option("--window", o.run.window,
-                  "Period the allocation/utilization figures measure: arrivals = first to last "
-                  "submission (steady load, no drain tail), full = first submission to last finish")
-      ->capture_default_str();
-  cmd->add_option("--warmup", o.run.warmup_s,
-                  "Seconds skipped at the start of the arrivals window (cluster filling up)")
-      ->capture_default_str();
-  cmd->add_option("--restart-cost", o.run.restart_cost_s,
-                  "Seconds of work a preempted job loses (checkpoint interval + restart), for "
-                  "preemptive policies (tiresias, priority-preempt)")
-      ->capture_default_str();
-  cmd->add_option("--comm-fraction", o.run.comm_fraction,
-                  "Share of a multi-GPU job's recorded runtime spent communicating; that share "
-                  "slows by the bandwidth lost when the job is placed further apart than it was "
-                  "recorded (NVLink > PCIe > NIC > oversubscribed uplinks; docs/topology.md). "
-                  "0 switches communication stalls off")
-      ->capture_default_str();
-  cmd->add_option("--model", o.run.model,
-                  "Progress model: whole-gpu (GPU speed and communication only), stall-serial or "
-                  "stall-overlapped (busy, CPU input, storage, communication and fixed time, each "
-                  "scaled by what the job gets; input added to or pipelined with compute). "
-                  "docs/model.md")
-      ->capture_default_str();
-  cmd->add_option("--sharing", o.run.sharing,
-                  "GPU sharing for fractional (milli-GPU) requests: fractional (shares as asked, "
-                  "no interference), exclusive (every fractional request rounded up to a whole "
-                  "GPU), timeslice or mps (shares as asked; jobs on one GPU slow each other by "
-                  "the interference model fitted on measured pairs). docs/sharing.md")
-      ->capture_default_str();
-  cmd->add_option("--mps-thread-pct", o.run.mps_thread_pct,
-                  "With --sharing mps: the MPS daemon's active-thread percentage per client, "
-                  "1..100")
-      ->capture_default_str();
-  cmd->add_option("--mig", o.run.mig,
-                  "MIG: right-size[:TOL] runs on the cluster's static MIG layouts (node group "
-                  "key mig): each single-GPU job with measured utilization on the smallest "
-                  "profile whose GPU memory and per-instance share of the node's CPU and memory "
-                  "hold it and whose predicted speed is >= TOL (default 0.9) of a whole GPU; "
-                  "multi-GPU jobs keep 7g. dynamic[:TOL]: the same sizing (without the "
-                  "per-instance CPU share), but the declared layouts are only the start: a "
-                  "repartitioning planner creates and destroys instances as the queue needs "
-                  "them, draining busy ones when that is expected to pay off. Results are "
-                  "derived. docs/mig.md");
-  cmd->add_option("--mig-reconfig", o.run.mig_reconfig,
-                  "With --mig dynamic: CREATE[,DESTROY[,FIXED]] seconds a layout change takes "
-                  "per instance created, per instance destroyed, and once per change")
-      ->capture_default_str();
-  cmd->add_flag("--mig-no-drain{false}", o.run.mig_drain,
-                "With --mig dynamic: never drain busy instances to repartition a GPU");
-  cmd->add_option("--price", o.run.price_per_gpu_h,
-                  "Price of one GPU-hour in USD, for the cost of idle allocated GPUs")
-      ->capture_default_str();
-}
-
-// CPU/memory allocation and GPU reservation, applied to every policy of a
-// run (docs/policies.md "Co-resource allocation"), and the host-request
-// scaling of the workload (host_scale.h).
-void AddCoResourceOptions(CLI::App* cmd, Options& o) {
-  cmd->add_option("--cpu-alloc", o.run.cpu_alloc,
-                  "CPU and memory each job gets: request (as the trace asks), proportional "
-                  "(the node's CPU and memory per GPU x the job's GPUs), measured (the CPU its "
-                  "profile shows it needs when that fits, else the proportional share)")
-      ->capture_default_str();
-  cmd->add_option("--gpu-reserve", o.run.gpu_reserve,
-                  "CORES[,GIB]: per whole-free GPU, CPU cores (and GiB of memory) on every GPU "
-                  "node that CPU-only jobs may not take, e.g. 4 or 4,16 (default: none)");
-  cmd->add_option("--scale-host-requests", o.run.scale_host_requests,
-                  "CPU[,MEM]: multiply every job's host CPU and memory request by these factors "
-                  "(> 0; one number scales both) before the run and MIG right-sizing, rounded "
-                  "to nearest, a request > 0 kept >= 1; noted in the results. E.g. 0.125 "
-                  "(docs/mig.md, the MIG study)");
-}
-
 Status Execute(Options& o, std::vector<std::string> policies, const std::string& baseline,
                const std::string& title) {
   if (Status s = CheckWritable(o, o.out, "--out", false, kDbFormat); !s.ok()) return s;
@@ -210,26 +73,27 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
   PolicyRegistry reg = BuiltinPolicies();
   if (!o.profiles.empty())
     if (Status s = LoadProfiles(o.profiles, &reg); !s.ok()) return s;
-  for (const auto& p : policies) {
-    auto s = reg.Make(p);
-    if (!s.ok()) return Status::Error("--policy: " + s.status().message());
-  }
-  size_t base = 0;
-  if (!baseline.empty()) {
-    auto it = std::find(policies.begin(), policies.end(), baseline);
-    if (it == policies.end())
-      return Status::Error("--baseline: '" + baseline + "' is not one of --policies");
-    base = static_cast<size_t>(it - policies.begin());
-  }
+  // Policy names and --baseline were checked after parsing (RunMain).
+  const size_t base =
+      baseline.empty() ? 0
+                       : static_cast<size_t>(std::find(policies.begin(), policies.end(), baseline) -
+                                             policies.begin());
   // Shift the input's seed into the runs so both are recorded.
   o.run.seed = o.input.seed;
+  const int64_t runs_n = static_cast<int64_t>(policies.size());
+  const std::string runs_label = std::to_string(runs_n) + (runs_n == 1 ? " policy" : " policies");
+  const MemoryLimit limit = ResolveMemoryLimit(o.max_memory);
+  o.input.before_generate = GuardBeforeGenerate(limit, runs_n, runs_label);
   auto in = LoadInputs(o.input);
   if (!in.ok()) return in.status();
+  if (Status s = CheckMemory(DemandOfRuns(in.value(), o.run, runs_n, runs_label), limit); !s.ok())
+    return s;
   // Horizon is given relative to the first submission.
   if (o.run.horizon_s >= 0 && !in.value().workload.jobs.empty())
     o.run.horizon_s += in.value().workload.jobs.front().submit.seconds();
-  // A progress bar on stderr, only when it is a terminal (docs/planning.md).
-  auto bar = ProgressBar::ForStderr(title.substr(8, title.find(':') - 8));  // "utilsim run: x"
+  // Progress on stderr by --progress (docs/planning.md).
+  auto bar = ProgressBar::ForStderr(title.substr(8, title.find(':') - 8),  // "utilsim run: x"
+                                    ParseProgressMode(o.progress).value());
   o.run.progress = bar ? bar->board() : nullptr;
   auto results = RunPolicies(in.value(), reg, policies, o.run);
   bar.reset();
@@ -359,51 +223,76 @@ Status ConvertCommand(Options& o, const std::string& cluster_out) {
   return Status::Ok();
 }
 
-std::vector<std::string> SplitList(const std::vector<std::string>& items) {
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    std::stringstream ss(item);
-    std::string part;
-    while (std::getline(ss, part, ','))
-      if (!part.empty()) out.push_back(part);
-  }
-  return out;
+// utilsim fgd-experiment: progress counts placed pods.
+Status FgdCommand(Options& o, FgdExperimentOptions opt, ProgressMode mode) {
+  o.input.require_cluster = true;
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  auto bar = ProgressBar::ForStderr("fgd-experiment", mode);
+  opt.progress = bar ? bar->board() : nullptr;
+  auto curves = RunFgdExperiment(in.value().workload, in.value().cluster, opt);
+  bar.reset();
+  if (!curves.ok()) return curves.status();
+  std::cout << "utilsim fgd-experiment: " << in.value().workload.source << " on "
+            << in.value().cluster.total_gpus() << " GPUs, " << opt.seeds
+            << " seeds, arrival-only (no departures)\n\n"
+            << FormatFgdTable(curves.value(), {1.0, opt.max_arrived});
+  return Status::Ok();
 }
 
 }  // namespace
 
 int RunMain(int argc, char** argv) {
-  CLI::App app{
-      "utilsim " + std::string(UtilsimVersion()) +
-      ": a utilization-aware GPU-cluster scheduler simulator.\n"
-      "Replays a job trace, with each job's measured GPU utilization, through a\n"
-      "discrete-event simulation under a packing/queueing policy, and reports queue\n"
-      "time, GPU allocation, effective (busy) utilization and allocated-but-idle\n"
-      "GPU-hours. Units: times in seconds, GPU shares in milli-GPU (1000 = 1 GPU)."};
+  CLI::App app{"utilsim " + std::string(UtilsimVersion()) +
+               ": a utilization-aware GPU-cluster scheduler simulator.\n"
+               "Replays a job trace, with each job's measured GPU utilization, through a\n"
+               "discrete-event simulation under a packing/queueing policy, and reports queue\n"
+               "time, GPU allocation, effective (busy) utilization and allocated-but-idle\n"
+               "GPU-hours. Units: times in seconds, GPU shares in milli-GPU (1000 = 1 GPU).\n"
+               "Exit codes: 0 success, 1 a runtime error, 2 a usage error."};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(UtilsimVersion()));
   Options o;
+  const std::string db_help =
+      "Results database to write (SQLite, docs/results.md); written atomically";
+  // The option groups of a simulation, in help order: Input and Cluster,
+  // then the subcommand's Policy options, then Model and Run, then Output.
+  auto inputs = [&](CLI::App* cmd) {
+    AddInputOptions(cmd, o);
+    AddClusterOptions(cmd, o);
+  };
+  auto model_run = [&](CLI::App* cmd) {
+    AddModelOptions(cmd, o);
+    AddRunOptions(cmd, o);
+  };
 
   CLI::App* run = app.add_subcommand("run", "Simulate one policy on a trace");
-  AddInputOptions(run, o);
-  AddCoResourceOptions(run, o);
+  inputs(run);
   run->add_option("--policy", o.policy,
                   "Policy: PLACEMENT, QUEUE+PLACEMENT, as-recorded or a profile "
                   "(`utilsim policies` lists them)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kPolicyGroup);
+  AddProfilesOption(run, o);
+  AddCoResourceOptions(run, o);
+  model_run(run);
+  AddOutputOptions(run, o, db_help, /*csv=*/true);
 
   CLI::App* cmp = app.add_subcommand(
       "compare", "Simulate several policies on the same trace in parallel and compare them");
-  AddInputOptions(cmp, o);
-  AddCoResourceOptions(cmp, o);
-  cmp->add_option("--policies", o.policies, "Comma-separated policies to compare")
-      ->required()
-      ->delimiter(',');
+  inputs(cmp);
+  AddPolicyListOption(cmp, o.policies, "Comma-separated policies to compare")->required();
   cmp->add_option("--baseline", o.baseline,
-                  "Policy the others are compared against (default: the first)");
-  cmp->add_option("--threads", o.run.threads, "Parallel runs (default: one per core)");
+                  "Policy the others are compared against (default: the first)")
+      ->group(kPolicyGroup);
+  AddProfilesOption(cmp, o);
+  AddCoResourceOptions(cmp, o);
+  model_run(cmp);
+  AddThreadsOption(cmp, o.run.threads, "Parallel runs (default: one per core)");
+  AddOutputOptions(cmp, o, db_help, /*csv=*/true);
   cmp->add_option("--report", o.report,
-                  "Also write the HTML report (charts and tables; docs/report.md) to this file");
+                  "Also write the HTML report (charts and tables; docs/report.md) to this file")
+      ->group(kOutputGroup);
 
   // utilsim report (docs/report.md).
   CLI::App* rep = app.add_subcommand(
@@ -425,23 +314,32 @@ int RunMain(int argc, char** argv) {
       "Report what a trace contains and what is wrong with it: counts, time span, size, run time, "
       "utilization and recorded-wait distributions, demand against capacity, findings");
   std::string insp_trace;
-  insp->add_option("trace", insp_trace, "Trace file(s), comma-separated, or a folder");
+  insp->add_option("trace", insp_trace, "Trace file(s), comma-separated, or a folder")
+      ->group(kInputGroup);
   AddInputOptions(insp, o);
+  AddClusterOptions(insp, o);
 
   CLI::App* val = app.add_subcommand(
       "validate",
       "Replay a trace that recorded its schedule under a policy approximating the recorded "
       "scheduler and compare simulated with recorded waits (MAE, rank correlation, daily "
       "correlation, quantiles), at one or several cluster sizes");
-  AddInputOptions(val, o);
+  inputs(val);
   std::string val_policy = "easy-backfill+first-fit";
   std::vector<int> nodes_list;
   val->add_option("--policy", val_policy, "Policy approximating the recorded scheduler")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kPolicyGroup);
+  AddCoResourceOptions(val, o);
+  model_run(val);
   val->add_option("--nodes-list", nodes_list,
                   "Cluster sizes (nodes) to try, comma-separated, for single-group clusters; "
                   "reports each (capacity sensitivity)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->transform(cli::Integer(1, 1'000'000))
+      ->group(kClusterGroup);
+  AddOutputOptions(val, o, "Results database of the runs, one per size (docs/results.md)",
+                   /*csv=*/false);
 
   CLI::App* fgd = app.add_subcommand(
       "fgd-experiment",
@@ -449,76 +347,126 @@ int RunMain(int argc, char** argv) {
       "are placed with no departures until their GPU request reaches --max-arrived x capacity; "
       "reports GPU allocation ratio and fragmentation per placement policy, over seeds");
   AddInputOptions(fgd, o);
+  AddClusterOptions(fgd, o);
   FgdExperimentOptions fgd_opt;
-  fgd_opt.policies = {"random", "tetris", "gpu-clustering", "gpu-packing", "best-fit", "fgd"};
-  fgd->add_option("--policies", fgd_opt.policies, "Placement policies, comma-separated")
-      ->delimiter(',')
+  std::vector<std::string> fgd_policies = {"random,tetris,gpu-clustering,gpu-packing,best-fit,fgd"};
+  AddPolicyListOption(fgd, fgd_policies, "Placement policies, comma-separated")
       ->capture_default_str();
-  fgd->add_option("--seeds", fgd_opt.seeds, "Runs per policy (seeds 1..N)")->capture_default_str();
+  fgd->add_option("--seeds", fgd_opt.seeds, "Runs per policy (seeds 1..N)")
+      ->transform(cli::Integer(1, 100'000))
+      ->capture_default_str()
+      ->group(kRunGroup);
   fgd->add_option("--max-arrived", fgd_opt.max_arrived,
                   "Stop when the arrived GPU request reaches this share of capacity")
-      ->capture_default_str();
+      ->check(cli::Within(0.05, 100, "a share of capacity"))
+      ->capture_default_str()
+      ->group(kRunGroup);
+  AddGuardOptions(fgd, o, /*progress_only=*/true);
 
   CLI::App* conv = app.add_subcommand(
       "convert", "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
                  "and, where known, the cluster as YAML");
   std::string cluster_out;
-  AddInputOptions(conv, o, "Canonical jobs CSV to write (docs/trace-format.md); written atomically");
-  conv->add_option("--cluster-out", cluster_out, "Write the cluster spec (YAML) here");
+  AddInputOptions(conv, o);
+  AddClusterOptions(conv, o);
+  AddOutputOptions(conv, o,
+                   "Canonical jobs CSV to write (docs/trace-format.md); written atomically",
+                   /*csv=*/false);
+  conv->add_option("--cluster-out", cluster_out, "Write the cluster spec (YAML) here")
+      ->group(kOutputGroup);
 
   CLI::App* demo = app.add_subcommand(
       "demo",
       "Compare first-fit, best-fit and worst-fit packing (fifo-skip queue) on the built-in "
       "synthetic workload: 64 nodes x 8 GPUs, 20,000 jobs drawn from published cluster "
       "statistics (docs/workloads.md)");
-  o.out = "";
   std::string demo_out = "utilsim-demo.db";
-  demo->add_option("--out", demo_out, "Results database to write")->capture_default_str();
-  demo->add_option("--seed", o.input.seed, "Seed of the synthetic workload")->capture_default_str();
-  demo->add_option("--jobs", o.input.jobs, "Number of jobs (default 20000)");
+  demo->add_option("--seed", o.input.seed, "Seed of the synthetic workload, 0..2^64-1")
+      ->transform(cli::Seed())
+      ->capture_default_str()
+      ->group(kInputGroup);
+  demo->add_option("--jobs", o.input.jobs, "Number of jobs (default 20000)")
+      ->transform(cli::Integer(1))
+      ->group(kInputGroup);
+  AddGuardOptions(demo, o);
+  demo->add_option("--out", demo_out, "Results database to write")
+      ->capture_default_str()
+      ->group(kOutputGroup);
 
   // utilsim plan / diagnose (docs/planning.md, docs/diagnose.md; plan_cmd.cc).
   CLI::App* plan = app.add_subcommand("plan", kPlanHelp);
-  AddInputOptions(plan, o, "Results database of each policy's chosen size (docs/results.md)");
+  inputs(plan);
+  AddProfilesOption(plan, o);
   AddCoResourceOptions(plan, o);
+  model_run(plan);
+  AddOutputOptions(plan, o, "Results database of each policy's chosen size (docs/results.md)",
+                   /*csv=*/true);
   PlanCliOptions plan_opt;
   AddPlanOptions(plan, plan_opt);
   CLI::App* diag = app.add_subcommand("diagnose", kDiagnoseHelp);
-  AddInputOptions(diag, o, "With --trace: also write the run's results database");
+  inputs(diag);
+  AddProfilesOption(diag, o);
   AddCoResourceOptions(diag, o);
+  model_run(diag);
+  AddOutputOptions(diag, o, "With --trace: also write the run's results database", /*csv=*/true);
   DiagnoseCliOptions diag_opt;
   AddDiagnoseOptions(diag, diag_opt);
 
+  if (const std::string m = UnknownSubcommand(app, argc, argv); !m.empty())
+    return Fail(m, kExitUsage);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ReportParseError(app, e);
   }
 
-  // Checked before any input is loaded or plan candidate run.
-  if (!o.run.scale_host_requests.empty())
-    if (auto f = ParseHostScale(o.run.scale_host_requests); !f.ok()) {
-      std::cerr << "utilsim: error: " << f.status().message() << "\n";
-      return 1;
-    }
+  // What CLI11 cannot check option by option: usage errors too (exit 2).
+  CLI::App* cmd = app.get_subcommands().front();
+  if (*insp && !insp_trace.empty()) o.input.trace = insp_trace;
+  if (const CLI::Option* jobs = cmd->get_option_no_throw("--jobs");
+      jobs && jobs->count() > 0 && cmd != demo && o.input.trace.rfind("builtin", 0) != 0)
+    return Fail("--jobs: only for built-in workloads (--trace builtin:demo or builtin:bench); " +
+                    o.input.trace + " has the jobs it has",
+                kExitUsage);
+  PolicyRegistry reg = BuiltinPolicies();
+  if (cmd->get_option_no_throw("--profiles") && !o.profiles.empty())
+    if (Status s = LoadProfiles(o.profiles, &reg); !s.ok()) return Fail(s.message(), kExitRuntime);
+  const std::vector<std::string> cmp_list = SplitList(o.policies);
+  Status usage;
+  if (*run) {
+    usage = CheckPolicyList({o.policy}, "--policy", reg);
+  } else if (*cmp) {
+    usage = CheckPolicyList(cmp_list, "--policies", reg);
+    if (usage.ok() && !o.baseline.empty() &&
+        std::find(cmp_list.begin(), cmp_list.end(), o.baseline) == cmp_list.end())
+      usage = Status::Error("--baseline: '" + o.baseline + "' is not one of --policies");
+  } else if (*val) {
+    usage = CheckPolicyList({val_policy}, "--policy", reg);
+  } else if (*fgd) {
+    fgd_opt.policies = SplitList(fgd_policies);
+    usage = CheckPolicyList(fgd_opt.policies, "--policies", reg, /*placements=*/true);
+  } else if (*plan) {
+    plan_opt.policies = SplitList(plan_opt.policies);
+    usage = CheckPolicyList(plan_opt.policies, "--policies", reg);
+  } else if (*diag && diag_opt.policy != "auto") {
+    usage = CheckPolicyList({diag_opt.policy}, "--policy", reg);
+  }
+  if (!usage.ok()) return Fail(usage.message(), kExitUsage);
+
+  const ProgressMode progress = ParseProgressMode(o.progress).value();
   Status st;
   if (*run) {
     st = Execute(o, {o.policy}, "", "utilsim run: " + o.policy);
   } else if (*cmp) {
-    std::vector<std::string> list = SplitList(o.policies);
-    st = Execute(o, list, o.baseline, "utilsim compare");
-  } else if (*pol) {
-    PolicyRegistry reg = BuiltinPolicies();
-    if (!o.profiles.empty()) st = LoadProfiles(o.profiles, &reg);
-    if (st.ok()) {
-      std::cout << "Policies (name it with --policy PLACEMENT, --policy QUEUE+PLACEMENT or a "
-                   "profile name):\n";
-      std::string kind;
-      for (const auto& p : reg.List()) {
-        if (p.kind != kind) std::cout << "\n" << (kind = p.kind) << ":\n";
-        std::cout << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ')
-                  << "v" << p.version << "  " << p.description << "\n";
-      }
+    st = Execute(o, cmp_list, o.baseline, "utilsim compare");
+  } else if (*pol) {  // reg holds the --profiles (loaded above)
+    std::cout << "Policies (name it with --policy PLACEMENT, --policy QUEUE+PLACEMENT or a "
+                 "profile name):\n";
+    std::string kind;
+    for (const auto& p : reg.List()) {
+      if (p.kind != kind) std::cout << "\n" << (kind = p.kind) << ":\n";
+      std::cout << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ')
+                << "v" << p.version << "  " << p.description << "\n";
     }
   } else if (app.got_subcommand("formats")) {
     std::cout << "Trace formats (--format; detected from the file when left out):\n";
@@ -531,31 +479,24 @@ int RunMain(int argc, char** argv) {
                 << desc << "\n";
     std::cout << "\nField mappings and units: docs/trace-formats.md\n";
   } else if (*insp) {
-    if (!insp_trace.empty()) o.input.trace = insp_trace;
     st = InspectCommand(o);
   } else if (*plan || *diag) {
-    const SharedCliOptions shared{&o.input, &o.run, o.profiles, o.out, o.csv_dir,
-                                  (*plan ? plan : diag)->get_option("--trace")->count() > 0};
+    SharedCliOptions shared;
+    shared.input = &o.input;
+    shared.run = &o.run;
+    shared.profiles = o.profiles;
+    shared.out = o.out;
+    shared.csv_dir = o.csv_dir;
+    shared.trace_given = (*plan ? plan : diag)->get_option("--trace")->count() > 0;
+    shared.progress = progress;
+    shared.memory = ResolveMemoryLimit(o.max_memory);
     st = *plan ? PlanCommand(shared, plan_opt) : DiagnoseCommand(shared, diag_opt);
   } else if (*val) {
     o.run.seed = o.input.seed;
-    st = ValidateCommand(o.input, o.run, val_policy, nodes_list, o.out);
+    st = ValidateCommand(o.input, o.run, val_policy, nodes_list, o.out,
+                         {progress, ResolveMemoryLimit(o.max_memory)});
   } else if (*fgd) {
-    o.input.require_cluster = true;
-    auto in = LoadInputs(o.input);
-    if (!in.ok()) {
-      st = in.status();
-    } else {
-      auto curves = RunFgdExperiment(in.value().workload, in.value().cluster, fgd_opt);
-      if (!curves.ok()) {
-        st = curves.status();
-      } else {
-        std::cout << "utilsim fgd-experiment: " << in.value().workload.source << " on "
-                  << in.value().cluster.total_gpus() << " GPUs, " << fgd_opt.seeds
-                  << " seeds, arrival-only (no departures)\n\n"
-                  << FormatFgdTable(curves.value(), {1.0, fgd_opt.max_arrived});
-      }
-    }
+    st = FgdCommand(o, fgd_opt, progress);
   } else if (*conv) {
     st = ConvertCommand(o, cluster_out);
   } else if (*rep) {
@@ -569,11 +510,8 @@ int RunMain(int argc, char** argv) {
                  "fifo-skip+first-fit",
                  "utilsim demo: packing policies on the built-in synthetic workload");
   }
-  if (!st.ok()) {
-    std::cerr << "utilsim: error: " << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  if (!st.ok()) return Fail(st.message(), kExitRuntime);
+  return kExitOk;
 }
 
 }  // namespace utilsim::tools

@@ -1,6 +1,7 @@
 // `utilsim validate`: replays a trace that recorded its schedule under a
 // policy approximating the recorded scheduler, at one or several cluster
 // sizes, and compares simulated with recorded waits.
+#include <algorithm>
 #include <iostream>
 #include <thread>
 
@@ -13,15 +14,22 @@
 
 namespace utilsim::tools {
 
-Status ValidateCommand(const InputOptions& input, const RunSettings& settings,
-                       const std::string& policy, const std::vector<int>& nodes_list,
-                       const std::string& out) {
+Status ValidateCommand(InputOptions input, const RunSettings& settings, const std::string& policy,
+                       const std::vector<int>& nodes_list, const std::string& out,
+                       const CommandGuards& guards) {
   // Checked before the runs; WriteResults checks again before its rename.
   const OutputGuard guard{"--out", InputPaths(input), false, "a SQLite results database"};
   if (Status s = CheckOutput(out, guard); !s.ok()) return s;
+  const int64_t sizes_n = std::max<int64_t>(1, static_cast<int64_t>(nodes_list.size()));
+  const std::string runs_label = std::to_string(sizes_n) + (sizes_n == 1 ? " size" : " sizes");
+  input.before_generate = GuardBeforeGenerate(guards.memory, sizes_n, runs_label);
   auto in = LoadInputs(input);
   if (!in.ok()) return in.status();
   const Inputs& base = in.value();
+  MemoryDemand demand = DemandOfRuns(base, settings, sizes_n, runs_label);
+  demand.workload_copies = sizes_n + 1;
+  for (int n : nodes_list) demand.nodes = std::max<int64_t>(demand.nodes, n);
+  if (Status s = CheckMemory(demand, guards.memory); !s.ok()) return s;
   int64_t with_start = 0;
   for (const auto& j : base.workload.jobs) with_start += j.recorded_start.has_value();
   if (with_start == 0)
@@ -45,9 +53,12 @@ Status ValidateCommand(const InputOptions& input, const RunSettings& settings,
   }
   RunSettings one = settings;
   one.threads = 1;
+  auto bar = ProgressBar::ForStderr("validate", guards.progress);
+  one.progress = bar ? bar->board() : nullptr;
   for (size_t i = 0; i < sizes.size(); ++i)
     threads.emplace_back([&, i] { results[i] = RunPolicies(variants[i], reg, {policy}, one); });
   for (auto& t : threads) t.join();
+  bar.reset();
   std::vector<std::string> labels;
   std::vector<WaitFidelity> fid;
   std::vector<RunResult> runs;

@@ -1,15 +1,17 @@
 #include "utilsim/tools/fgd_experiment.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <atomic>
+#include <functional>
 #include <thread>
 
 #include "utilsim/engine/cluster_state.h"
 #include "utilsim/engine/rng.h"
 #include "utilsim/policies/fgd.h"
 #include "utilsim/policies/registry.h"
+#include "utilsim/tools/progress.h"
 
 namespace utilsim::tools {
 
@@ -20,8 +22,8 @@ struct SeedCurve {
 };
 
 Result<SeedCurve> RunOne(const Workload& w, const ClusterSpec& spec, const std::string& policy,
-                         uint64_t seed, const FgdExperimentOptions& opt,
-                         const TaskClassDist& dist) {
+                         uint64_t seed, const FgdExperimentOptions& opt, const TaskClassDist& dist,
+                         const std::function<void(Micros, const char*, JobIndex)>& progress) {
   auto placement = BuiltinPolicies().MakePlacement(policy, seed);
   if (!placement.ok()) return placement.status();
   PlacementPolicy& pl = *placement.value();
@@ -48,6 +50,9 @@ Result<SeedCurve> RunOne(const Workload& w, const ClusterSpec& spec, const std::
       failed += milli;
     }
     arrived += milli;
+    if (progress)
+      progress(Micros(static_cast<int64_t>(1e6 * arrived / capacity / opt.max_arrived)), "arrival",
+               0);
     while (next <= opt.max_arrived + 1e-9 && arrived >= next * capacity) {
       out.alloc.push_back(static_cast<double>(c.allocated_gpu_milli()) / capacity);
       out.frag.push_back(meter.Cluster(c) / capacity);
@@ -72,9 +77,14 @@ Result<std::vector<FgdCurve>> RunFgdExperiment(const Workload& w, const ClusterS
   std::vector<std::thread> threads;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> next{0};
+  const size_t slot0 = opt.progress ? opt.progress->AddRuns(P * S, {Micros(0), Seconds(1)}) : 0;
   auto worker = [&] {
-    for (size_t i; (i = next++) < P * S;)
-      res[i] = RunOne(w, cluster, opt.policies[i / S], i % S + 1, opt, dist);
+    for (size_t i; (i = next++) < P * S;) {
+      std::function<void(Micros, const char*, JobIndex)> observe;
+      if (opt.progress) observe = opt.progress->Observer(slot0 + i, nullptr);
+      res[i] = RunOne(w, cluster, opt.policies[i / S], i % S + 1, opt, dist, observe);
+      if (opt.progress) opt.progress->Done(slot0 + i);
+    }
   };
   for (unsigned t = 1; t < hw; ++t) threads.emplace_back(worker);
   worker();

@@ -23,8 +23,13 @@ Status LoadBuiltin(const InputOptions& opt, Inputs* in) {
   }
   if (opt.jobs >= 0) p.jobs = opt.jobs;
   if (Status s = ValidateSyntheticParams(p); !s.ok()) return Status::Error("--jobs: " + s.message());
+  ClusterSpec cluster = SyntheticCluster(p);
+  if (opt.before_generate)
+    if (Status s = opt.before_generate(p.jobs, opt.cluster.empty() ? cluster.total_nodes() : 0);
+        !s.ok())
+      return s;
   in->workload = GenerateSynthetic(p, opt.seed);
-  in->cluster = SyntheticCluster(p);
+  in->cluster = std::move(cluster);
   return Status::Ok();
 }
 

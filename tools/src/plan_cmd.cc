@@ -3,12 +3,18 @@
 #include "plan_cmd.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <thread>
 
+#include "cli_checks.h"
+#include "cli_options.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/csv_export.h"
 #include "utilsim/tools/output_path.h"
@@ -78,6 +84,22 @@ RunSettings Settings(const SharedCliOptions& sh, const Inputs& in) {
   return s;
 }
 
+// The form of --step alone (PlanCandidates checks it against the cluster).
+Status CheckStepSyntax(const std::string& step) {
+  const std::string bad =
+      "--step: expected N nodes (an integer >= 1), a fraction 0 < F < 1 or a "
+      "percentage 0 < P% < 100, got '" +
+      step + "'";
+  char* end = nullptr;
+  const double v = std::strtod(step.c_str(), &end);
+  if (end == step.c_str() || !std::isfinite(v)) return Status::Error(bad);
+  // On one node the smallest fraction still makes a candidate; a step > 1
+  // node is "larger than the cluster" there, which is not a form error.
+  auto c = PlanCandidates(1, step, 1.0);
+  if (!c.ok() && c.status().message().rfind("--step: expected", 0) == 0) return Status::Error(bad);
+  return Status::Ok();
+}
+
 bool IsSqlite(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   char head[16] = {};
@@ -88,33 +110,43 @@ bool IsSqlite(const std::string& path) {
 }  // namespace
 
 void AddPlanOptions(CLI::App* cmd, PlanCliOptions& o) {
-  cmd->add_option("--policies", o.policies,
-                  "Comma-separated policies to plan for (`utilsim policies` lists them)")
-      ->delimiter(',')
+  const char* const kPlan = "Plan";
+  AddPolicyListOption(cmd, o.policies,
+                      "Comma-separated policies to plan for (`utilsim policies` lists them)")
       ->capture_default_str();
   cmd->add_option("--target", o.targets,
                   "Queue-wait target METRIC<=LIMIT, repeatable (all must hold). METRIC: mean-wait, "
                   "p50-wait, p95-wait, p99-wait, max-wait; LIMIT: seconds, or with a unit s, m, h, "
                   "d. Example: --target 'p95-wait<=2h'")
-      ->required();
+      ->check(cli::Parsed([](const std::string& t) { return ParsePlanTarget(t).status(); }))
+      ->required()
+      ->group(kPlan);
   cmd->add_option("--step", o.step,
                   "Candidate sizes: N (integer) = every multiple of N nodes; F (0<F<1) or P% = "
                   "every multiple of that fraction of the cluster's nodes. Node groups are scaled "
                   "together, proportionally (Webster rounding, docs/planning.md)")
-      ->capture_default_str();
+      ->check(cli::Parsed(CheckStepSyntax))
+      ->capture_default_str()
+      ->group(kPlan);
   cmd->add_option("--max-scale", o.max_scale,
                   "Largest candidate, as a multiple of the cluster's node count")
-      ->capture_default_str();
+      ->check(cli::Within(0.01, 1000, "a multiple of the node count"))
+      ->capture_default_str()
+      ->group(kPlan);
   cmd->add_option("--ladder", o.ladder,
                   "Candidates in the first search round (evenly spaced, the largest included)")
-      ->capture_default_str();
+      ->transform(cli::Integer(1, 10'000))
+      ->capture_default_str()
+      ->group(kPlan);
   cmd->add_option("--refine", o.refine,
                   "Candidates per refinement round inside the bracket (1 = bisection)")
-      ->capture_default_str();
-  cmd->add_option("--threads", o.threads,
-                  "Simulations run at once (default: one per core); the result does not depend "
-                  "on it");
-  cmd->add_flag("--json", o.json, "Print JSON instead of the table");
+      ->transform(cli::Integer(1, 10'000))
+      ->capture_default_str()
+      ->group(kPlan);
+  AddThreadsOption(cmd, o.threads,
+                   "Simulations run at once (default: one per core); the result does not depend "
+                   "on it");
+  cmd->add_flag("--json", o.json, "Print JSON instead of the table")->group(kOutputGroup);
   cmd->footer(
       "\nTarget, search and cost: docs/planning.md. Allocation and utilization cover the "
       "--window; cost = GPUs x --price per hour.\nExamples:\n"
@@ -131,20 +163,29 @@ void AddDiagnoseOptions(CLI::App* cmd, DiagnoseCliOptions& o) {
   cmd->add_option("--policy", o.policy,
                   "Policy for a trace: auto = as-recorded when every job has a recorded start "
                   "(the cluster as it ran), else fifo-skip+best-fit")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kPolicyGroup);
   cmd->add_option("--high-allocation", o.thresholds.high_allocation_pct,
                   "Question 1 says yes at this allocation % or above")
-      ->capture_default_str();
+      ->check(cli::Within(0, 100, "a percentage"))
+      ->capture_default_str()
+      ->group("Thresholds");
   cmd->add_option("--idle-share", o.thresholds.idle_share_pct,
                   "Question 2 says yes when more than this % of allocated GPU-hours are idle")
-      ->capture_default_str();
+      ->check(cli::Within(0, 100, "a percentage"))
+      ->capture_default_str()
+      ->group("Thresholds");
   cmd->add_option("--full-allocation", o.thresholds.full_allocation_pct,
                   "Question 3: a sample counts as full at this allocation % or above")
-      ->capture_default_str();
+      ->check(cli::Within(0, 100, "a percentage"))
+      ->capture_default_str()
+      ->group("Thresholds");
   cmd->add_option("--full-and-queued", o.thresholds.full_and_queued_pct,
                   "Question 3 says yes when full with jobs queued for this % of the window or more")
-      ->capture_default_str();
-  cmd->add_flag("--json", o.json, "Print JSON instead of text");
+      ->check(cli::Within(0, 100, "a percentage"))
+      ->capture_default_str()
+      ->group("Thresholds");
+  cmd->add_flag("--json", o.json, "Print JSON instead of text")->group(kOutputGroup);
   cmd->footer(
       "\nQuestions, thresholds and the cause -> policy table: docs/diagnose.md.\nExamples:\n"
       "  utilsim diagnose results.db\n"
@@ -160,20 +201,31 @@ Status PlanCommand(const SharedCliOptions& sh, const PlanCliOptions& o) {
     if (!pt.ok()) return pt.status();
     po.targets.push_back(pt.value());
   }
-  for (const auto& p : o.policies)
-    if (!p.empty()) po.policies.push_back(p);
+  po.policies = o.policies;  // split and checked by cli.cc
   po.step = o.step;
   po.max_scale = o.max_scale;
   po.ladder = o.ladder;
   po.refine = o.refine;
   po.threads = o.threads;
-  if (o.threads < 0) return Status::Error("--threads: expected an integer >= 0");
   auto reg = Registry(sh.profiles);
   if (!reg.ok()) return reg.status();
-  auto in = LoadInputs(*sh.input);
+  // At most `threads` simulations run at once; two per policy (the best
+  // size and the largest) are kept; the largest cluster is max-scale x.
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t policies = static_cast<int64_t>(po.policies.size());
+  const int64_t held =
+      std::min<int64_t>(o.threads > 0 ? o.threads : hw, policies * std::max(o.ladder, 1)) +
+      2 * policies;
+  const std::string runs_label = std::to_string(held) + " runs held at once";
+  InputOptions input = *sh.input;
+  input.before_generate = GuardBeforeGenerate(sh.memory, held, runs_label);
+  auto in = LoadInputs(input);
   if (!in.ok()) return in.status();
+  MemoryDemand demand = DemandOfRuns(in.value(), *sh.run, held, runs_label);
+  demand.nodes = static_cast<int64_t>(std::ceil(static_cast<double>(demand.nodes) * o.max_scale));
+  if (Status s = CheckMemory(demand, sh.memory); !s.ok()) return s;
   const RunSettings settings = Settings(sh, in.value());
-  auto bar = ProgressBar::ForStderr("plan");
+  auto bar = ProgressBar::ForStderr("plan", sh.progress);
   po.progress = bar ? bar->board() : nullptr;
   auto r = Plan(in.value(), reg.value(), po, settings);
   bar.reset();
@@ -216,8 +268,13 @@ Status DiagnoseCommand(const SharedCliOptions& sh, const DiagnoseCliOptions& o) 
     if (Status s = CheckOutputs(sh); !s.ok()) return s;
     auto reg = Registry(sh.profiles);
     if (!reg.ok()) return reg.status();
-    auto in = LoadInputs(*sh.input);
+    InputOptions input = *sh.input;
+    input.before_generate = GuardBeforeGenerate(sh.memory, 1, "1 policy");
+    auto in = LoadInputs(input);
     if (!in.ok()) return in.status();
+    if (Status s = CheckMemory(DemandOfRuns(in.value(), *sh.run, 1, "1 policy"), sh.memory);
+        !s.ok())
+      return s;
     std::string policy = o.policy;
     if (policy == "auto") {
       bool all = !in.value().workload.jobs.empty();
@@ -227,7 +284,7 @@ Status DiagnoseCommand(const SharedCliOptions& sh, const DiagnoseCliOptions& o) 
     if (auto s = reg.value().Make(policy); !s.ok())
       return Status::Error("--policy: " + s.status().message());
     RunSettings settings = Settings(sh, in.value());
-    auto bar = ProgressBar::ForStderr("diagnose");
+    auto bar = ProgressBar::ForStderr("diagnose", sh.progress);
     settings.progress = bar ? bar->board() : nullptr;
     auto r = RunPolicies(in.value(), reg.value(), {policy}, settings);
     bar.reset();

@@ -9,6 +9,8 @@
 #include "utilsim/engine/status.h"
 #include "utilsim/tools/diagnose.h"
 #include "utilsim/tools/inputs.h"
+#include "utilsim/tools/memory_guard.h"
+#include "utilsim/tools/progress.h"
 #include "utilsim/tools/runner.h"
 
 namespace CLI {
@@ -23,9 +25,12 @@ struct SharedCliOptions {
   const RunSettings* run = nullptr;
   std::string profiles, out, csv_dir;
   bool trace_given = false;  // --trace was on the command line
+  ProgressMode progress = ProgressMode::kAuto;  // --progress
+  MemoryLimit memory;                           // --max-memory, resolved
 };
 
 struct PlanCliOptions {
+  // As given (comma-separated); cli.cc splits and checks them after parsing.
   std::vector<std::string> policies = {"best-fit"};
   std::vector<std::string> targets;
   std::string step = "0.05";
@@ -41,8 +46,9 @@ struct DiagnoseCliOptions {
   bool json = false;
 };
 
-// Adds the command's own options (the input options come from cli.cc) and a
-// help footer with examples.
+// Adds the command's own options (the shared groups come from cli.cc,
+// cli_options.h), each value checked where it is parsed, and a help footer
+// with examples.
 void AddPlanOptions(CLI::App* cmd, PlanCliOptions& o);
 void AddDiagnoseOptions(CLI::App* cmd, DiagnoseCliOptions& o);
 extern const char* const kPlanHelp;

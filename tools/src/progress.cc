@@ -54,7 +54,10 @@ std::string FormatProgress(const ProgressTick& t, int width) {
     tail += "  " + std::to_string(t.runs_done) + "/" + std::to_string(t.runs) + " runs";
   tail += "  " + Count(static_cast<double>(t.events)) + " ev";
   if (t.elapsed_s > 0) tail += "  " + Count(static_cast<double>(t.events) / t.elapsed_s) + " ev/s";
-  tail += "  ETA " + (f > 0 && t.elapsed_s > 0 ? Clock(t.elapsed_s * (1 - f) / f) : "--:--");
+  if (t.final)
+    tail += "  done in " + Clock(t.elapsed_s);
+  else
+    tail += "  ETA " + (f > 0 && t.elapsed_s > 0 ? Clock(t.elapsed_s * (1 - f) / f) : "--:--");
   // The bar takes what is left, 10..40 cells.
   const int room = width - static_cast<int>(t.label.size() + tail.size()) - 3;
   std::string line = t.label;
@@ -137,8 +140,18 @@ ProgressTick ProgressBoard::Snapshot(const std::string& label, double elapsed_s)
   return t;
 }
 
-std::unique_ptr<ProgressBar> ProgressBar::ForStderr(const std::string& label) {
-  return ForTerminal(STDERR_FILENO, label);
+Result<ProgressMode> ParseProgressMode(const std::string& text) {
+  if (text == "auto") return ProgressMode::kAuto;
+  if (text == "always") return ProgressMode::kAlways;
+  if (text == "never") return ProgressMode::kNever;
+  return Status::Error("--progress: expected auto, always or never, got '" + text + "'");
+}
+
+std::unique_ptr<ProgressBar> ProgressBar::ForStderr(const std::string& label, ProgressMode mode) {
+  if (mode == ProgressMode::kNever) return nullptr;
+  if (auto bar = ForTerminal(STDERR_FILENO, label)) return bar;
+  if (mode != ProgressMode::kAlways) return nullptr;
+  return std::make_unique<ProgressBar>(STDERR_FILENO, label, kPlainPeriodMs, /*plain=*/true);
 }
 
 std::unique_ptr<ProgressBar> ProgressBar::ForTerminal(int fd, const std::string& label) {
@@ -146,10 +159,11 @@ std::unique_ptr<ProgressBar> ProgressBar::ForTerminal(int fd, const std::string&
   return std::make_unique<ProgressBar>(fd, label);
 }
 
-ProgressBar::ProgressBar(int fd, std::string label, int period_ms)
+ProgressBar::ProgressBar(int fd, std::string label, int period_ms, bool plain)
     : fd_(fd),
       label_(std::move(label)),
       period_ms_(std::max(period_ms, 1)),
+      plain_(plain),
       start_(std::chrono::steady_clock::now()) {
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mu_);
@@ -175,12 +189,17 @@ void ProgressBar::Stop() {
 // Called with mu_ held.
 void ProgressBar::Draw(bool last) {
   std::string out;
-  if (last) {
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (plain_) {
+    ProgressTick t = board_.Snapshot(label_, elapsed);
+    if (last && t.runs == 0) return;  // nothing ran: nothing to report
+    t.final = last;
+    out = FormatProgress(t, 100) + "\n";
+  } else if (last) {
     if (!drawn_) return;
     out = "\r\033[K";  // erase the bar's line
   } else {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const int width = ::isatty(fd_) == 1 ? TerminalWidth(fd_) - 1 : 79;
     out = "\r" + FormatProgress(board_.Snapshot(label_, elapsed), width) + "\033[K";
     drawn_ = true;

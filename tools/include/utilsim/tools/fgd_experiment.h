@@ -15,11 +15,17 @@
 
 namespace utilsim::tools {
 
+class ProgressBoard;  // utilsim/tools/progress.h
+
 struct FgdExperimentOptions {
   std::vector<std::string> policies;  // placement policy names
   int seeds = 5;                      // seeds 1..seeds
   double max_arrived = 1.3;           // stop when arrived GPU request >= this x capacity
   double step = 0.05;                 // record every this share of capacity
+  // Progress (not owned; null = none): one slot per policy x seed, its
+  // "simulated time" the arrived share of --max-arrived (0..1 s), one event
+  // per pod.
+  ProgressBoard* progress = nullptr;
 };
 
 struct FgdCurve {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct InputOptions {
   std::string util_library, util_library_format;
   std::string attach = "series";  // "series" or "mean"
   bool require_cluster = true;     // false: a missing cluster is not an error (inspect, convert)
+  // Called for a built-in workload with the jobs and nodes it is about to
+  // generate (nodes of the synthetic cluster, 0 with --cluster), before any
+  // is generated; an error ends LoadInputs with it (the memory guard,
+  // memory_guard.h). Empty = none.
+  std::function<Status(int64_t jobs, int64_t nodes)> before_generate;
 };
 
 struct Inputs {

@@ -1,6 +1,9 @@
-// Progress of long runs (run, compare, validate, plan, diagnose): a bar on
-// stderr with simulated-time %, events/s and ETA when stderr is a terminal,
-// and nothing at all otherwise.
+// Progress of long runs (run, compare, demo, validate, plan, diagnose,
+// fgd-experiment): a bar on stderr with simulated-time %, events/s and ETA
+// when stderr is a terminal. --progress (ProgressMode) decides: auto (the
+// default) draws the bar on a terminal and nothing otherwise; always also
+// writes a plain line every 10 s, and one when done, when stderr is not a
+// terminal (logs, CI); never prints nothing.
 //
 // How it hooks in: the engine already calls SimConfig::observer for every
 // event it processes (arrival, start, finish, pass, ...). RunPolicies gives
@@ -22,9 +25,14 @@
 #include <thread>
 
 #include "utilsim/engine/job.h"
+#include "utilsim/engine/status.h"
 #include "utilsim/engine/time.h"
 
 namespace utilsim::tools {
+
+enum class ProgressMode { kAuto, kAlways, kNever };
+// "auto", "always" or "never"; the error names --progress and the three.
+Result<ProgressMode> ParseProgressMode(const std::string& text);
 
 // What one redraw shows.
 struct ProgressTick {
@@ -34,12 +42,14 @@ struct ProgressTick {
   double elapsed_s = 0;  // wall-clock seconds since the bar started
   size_t runs_done = 0;  // simulations finished
   size_t runs = 0;       // simulations known (registered or expected)
+  bool final = false;    // the last line: "done in M:SS" instead of the ETA
 };
 
 // One line, no line end, at most `width` columns (>= 20), e.g.
 //   "plan [########............]  34.0%  2/6 runs  1.2M ev  410k ev/s  ETA 0:42"
 // Rate = events / elapsed; ETA = elapsed x (1 - f) / f, "--:--" while f or
-// elapsed is 0; h:mm:ss from an hour up. Deterministic for a given tick.
+// elapsed is 0; h:mm:ss from an hour up; a final tick ends in "done in
+// M:SS" instead. Deterministic for a given tick.
 std::string FormatProgress(const ProgressTick& t, int width = 80);
 
 // The first simulated instant of a workload and an estimate of its last: the
@@ -81,16 +91,23 @@ class ProgressBoard {
 };
 
 // Draws a ProgressBoard on a file descriptor every `period_ms` from its own
-// thread, overwriting one line ("\r"); Stop() (or the destructor) erases the
-// line so that what follows prints on a clean line.
+// thread. A bar overwrites one line ("\r"); Stop() (or the destructor)
+// erases the line so that what follows prints on a clean line. Plain lines
+// (for files and pipes) are written one after another, each ended by "\n",
+// and Stop() writes a final one ("done in ...") when any run was registered.
 class ProgressBar {
  public:
-  // A bar on stderr when stderr is a terminal, else nullptr (print nothing).
-  static std::unique_ptr<ProgressBar> ForStderr(const std::string& label);
+  static constexpr int kPlainPeriodMs = 10'000;
+  // By `mode` (see the top of this file): a bar on stderr when it is a
+  // terminal (auto, always), plain lines every kPlainPeriodMs when it is not
+  // (always), else nullptr (print nothing).
+  static std::unique_ptr<ProgressBar> ForStderr(const std::string& label,
+                                                ProgressMode mode = ProgressMode::kAuto);
   // A bar on `fd` when isatty(fd), else nullptr.
   static std::unique_ptr<ProgressBar> ForTerminal(int fd, const std::string& label);
-  // Always draws on `fd` (tests; ForTerminal decides whether to).
-  ProgressBar(int fd, std::string label, int period_ms = 250);
+  // Always draws on `fd` (tests; ForTerminal decides whether to); `plain`:
+  // lines instead of a bar.
+  ProgressBar(int fd, std::string label, int period_ms = 250, bool plain = false);
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -104,6 +121,7 @@ class ProgressBar {
   int fd_;
   std::string label_;
   int period_ms_;
+  bool plain_;
   ProgressBoard board_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mu_;
