@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "testutil/testutil.h"
@@ -42,6 +43,32 @@ TEST(ExactFigures, ThreeJobPreemptionCaseFromTheCli) {
     EXPECT_DOUBLE_EQ(s.wait_max_s, 0);
     EXPECT_DOUBLE_EQ(s.queued_max_s, 200);
   }
+}
+
+TEST(ExactFigures, PlanOnTotalQueuedTimeUnderPreemption) {
+  // The three-job case: on 1 node A is preempted twice (queued 200 s), so
+  // p95-queued <= 100 s needs 2 nodes (B and C start on the second, nothing
+  // is preempted), while p95-wait (first start) is 0 on 1 node. At 2 nodes
+  // the window [0, 3000] holds A 8 x 3000 + B 8 x 100 of 16 x 3000 GPU-s:
+  // 51.67 %.
+  const std::string base = "plan --trace " + Fixture("preempt/three_jobs.csv") + " --cluster " +
+                           Fixture("preempt/one_node.yaml") +
+                           " --policies tiresias+best-fit --json --target ";
+  auto chosen = [&](const std::string& target) {
+    std::string out;
+    EXPECT_EQ(RunCli(base + target + " 2>/dev/null", &out), 0) << out;
+    const auto j = nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << out;
+    return j.is_discarded() ? nlohmann::json{} : j["policies"][0];
+  };
+  const auto queued = chosen("'p95-queued<=100s'");
+  EXPECT_EQ(queued["met"], true);
+  EXPECT_EQ(queued["nodes"], 2);
+  EXPECT_NEAR(queued["chosen"]["allocation_pct"].get<double>(), 100.0 * 24800 / 48000, 1e-9);
+  const auto wait = chosen("'p95-wait<=100s'");
+  EXPECT_EQ(wait["met"], true);
+  EXPECT_EQ(wait["nodes"], 1);
+  EXPECT_NEAR(wait["chosen"]["allocation_pct"].get<double>(), 100.0, 1e-9);
 }
 
 TEST(ExactFigures, DemoUnderTiresiasMatchesItsSamples) {

@@ -116,8 +116,10 @@ void AddPlanOptions(CLI::App* cmd, PlanCliOptions& o) {
       ->capture_default_str();
   cmd->add_option("--target", o.targets,
                   "Queue-wait target METRIC<=LIMIT, repeatable (all must hold). METRIC: mean-wait, "
-                  "p50-wait, p95-wait, p99-wait, max-wait; LIMIT: seconds, or with a unit s, m, h, "
-                  "d. Example: --target 'p95-wait<=2h'")
+                  "p50-wait, p95-wait, p99-wait, max-wait (submit to first start) or mean-queued, "
+                  "p50-queued, p95-queued, p99-queued, max-queued (all time queued, waits after "
+                  "preemptions included: use these under tiresias or priority-preempt); LIMIT: "
+                  "seconds, or with a unit s, m, h, d. Example: --target 'p95-wait<=2h'")
       ->check(cli::Parsed([](const std::string& t) { return ParsePlanTarget(t).status(); }))
       ->required()
       ->group(kPlan);
