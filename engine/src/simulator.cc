@@ -7,10 +7,7 @@
 #include <memory>
 #include <tuple>
 
-#include "accounting.h"
-#include "finish_heap.h"
-#include "run_state.h"
-#include "utilsim/engine/stranding.h"
+#include "simulation.h"
 
 namespace utilsim {
 
@@ -19,9 +16,8 @@ namespace utilsim {
 #endif
 const char* UtilsimVersion() { return UTILSIM_VERSION; }
 
-namespace {
+namespace internal {
 
-// Formats a placement as "node:gpu,gpu;node:gpu" (CPU-only tasks: "node:").
 std::string FormatPlacement(const Placement& p, const ClusterState& c) {
   std::string out;
   for (size_t i = 0; i < p.size(); ++i) {
@@ -39,10 +35,6 @@ std::string FormatPlacement(const Placement& p, const ClusterState& c) {
   return out;
 }
 
-constexpr JobIndex kNoJob = std::numeric_limits<JobIndex>::max();
-
-// Splits `idle` GPU-seconds by cause in proportion to `share_us` (all
-// unattributed when the shares are all zero).
 void SplitIdle(double idle, const std::array<double, kCauses>& share_us,
                std::array<double, kCauses>* out) {
   double total = 0;
@@ -51,141 +43,6 @@ void SplitIdle(double idle, const std::array<double, kCauses>& share_us,
     (*out)[c] = total > 0 ? idle * share_us[c] / total
                           : (c == static_cast<size_t>(IdleCause::kUnattributed) ? idle : 0.0);
 }
-
-class Simulation final : public PassContext, public RunView {
- public:
-  Simulation(ClusterState cluster, const Workload& w, Scheduler& s, const SimConfig& cfg)
-      : cluster_(std::move(cluster)),
-        w_(w),
-        sched_(s),
-        cfg_(cfg),
-        default_progress_(cfg.comm_fraction) {
-    progress_ = cfg.progress ? cfg.progress : &default_progress_;
-  }
-
-  Result<RunResult> Run();
-
-  // PassContext
-  Micros now() const override { return now_; }
-  const Workload& workload() const override { return w_; }
-  ClusterState& cluster() override { return cluster_; }
-  ModelMask mask(JobIndex j) const override { return masks_[j]; }
-  Status Start(JobIndex j, const Placement& p) override { return StartWith(j, p, w_.jobs[j].task); }
-  Status StartWith(JobIndex j, const Placement& p, const TaskDemand& granted) override;
-  const TaskDemand& granted(JobIndex j) const override {
-    return granted_.empty() ? w_.jobs[j].task : granted_[j];
-  }
-  const std::vector<JobIndex>& running() const override { return running_list_; }
-  Micros started_at(JobIndex j) const override { return runs_[j].start; }
-  const Placement& placement_of(JobIndex j) const override { return runs_[j].placement; }
-  double work_done_s(JobIndex j) const override {
-    const JobRun& r = runs_[j];
-    return (r.done + (r.running ? static_cast<double>((now_ - r.last).us) * r.rate : 0)) / 1e6;
-  }
-  Status Preempt(JobIndex j) override;
-
-  // RunView
-  const ClusterState& state() const override { return cluster_; }
-  const std::vector<JobIndex>& jobs_on(NodeIndex n) const override {
-    return on_node_.empty() ? no_jobs_ : on_node_[n];
-  }
-  double speed(JobIndex j) const override { return runs_[j].speed; }
-  double comm_slowdown(JobIndex j) const override {
-    const JobRun& r = runs_[j];
-    if (r.comm < 0) r.comm = CommSlowdown(w_.jobs[j], r.placement, cluster_);
-    return r.comm;
-  }
-
- private:
-  void Observe(const char* what, JobIndex j) {
-    if (cfg_.observer) cfg_.observer(now_, what, j);
-  }
-  std::string Infeasible(const Job& job, ModelMask mask);
-  void SchedulePass(Micros t);
-  void DoArrival(JobIndex j);
-  void DoFinish(JobIndex j);
-  void DoSample();
-  void UpdateRates(const Placement& p, JobIndex except);
-  void SetProgress(JobIndex j, const Progress& pr);
-  void Account(JobIndex j);  // brings progress and busy accounting up to now_
-  bool HasFutureWork() const;
-  int64_t ConstBusy(JobIndex j) const;
-  // Contribution of a running constant-util job to the idle sum of cause c,
-  // micro-GPUs (from its current share).
-  int64_t IdleMicro(JobIndex j, size_t c) const {
-    const float share = runs_[j].share[c];
-    if (share == 0.0f) return 0;
-    const Job& job = w_.jobs[j];
-    return std::llround(static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0 *
-                        static_cast<double>(share));
-  }
-  void AddRunning(JobIndex j);
-  void RemoveRunning(JobIndex j);
-  // Busy GPU-us of series job j while it does the recorded work [d0, d1]
-  // at its current rate (> 0).
-  double SeriesBusyUs(JobIndex j, double d0, double d1) const;
-  // Exact accounting (accounting.h): the levels now, the meter brought up to
-  // t before the events at t, window marks, stranded GPUs per node.
-  Levels LevelsNow() const {
-    return Levels{cluster_.allocated_gpu_milli(), cluster_.allocated_cpu(),
-                  cluster_.allocated_mem(), stranded_total_};
-  }
-  void AdvanceMeters(Micros t);
-  void TakeMark(JobMarks* m);
-  JobMeter MeterOf(JobIndex j) const;  // held/busy/idle up to now_ (accounted)
-  // What job j had accumulated at instant t of marks m, or at the end when m
-  // is null (`total`).
-  const JobMeter* MeterAt(const JobMarks* m, size_t* cursor, JobIndex j, const JobMeter& total,
-                          const JobMeter& zero) const;
-  // The exact window integrals; checks them against the cluster's.
-  WindowTotals WindowFigures(const std::vector<JobRecord>& jobs, Micros ws, Micros we);
-  void UpdateStranded(const Placement& p);
-  void Violate(const std::string& name, JobIndex j, const std::string& detail);
-  Result<RunResult> Finish();
-
-  ClusterState cluster_;
-  const Workload& w_;
-  Scheduler& sched_;
-  const SimConfig& cfg_;
-  WholeGpuProgress default_progress_;
-  const ProgressModel* progress_;
-  bool interacts_ = false;  // progress_->Interacts for this run
-
-  EventQueue events_;              // arrivals, passes, samples
-  FinishHeap finishes_;            // running jobs by finish time
-  StrandingTest stranding_;        // can a node's free CPU/memory still host a GPU task?
-  std::vector<JobIndex> touched_;  // UpdateRates scratch: co-runners to re-rate
-  std::vector<Progress> rerated_;  // and their new progress
-  Micros now_{0};
-  Micros pass_at_ = Micros(-1);  // time of the pending pass event, if any
-  size_t next_arrival_ = 0;
-  std::vector<ModelMask> masks_;
-  std::vector<JobRun> runs_;
-  std::vector<std::vector<JobIndex>> on_node_;  // running jobs per node, if interacts()
-  struct NodeShape {
-    NodeIndex example;
-    int64_t count;
-  };
-  std::vector<NodeShape> shapes_;  // distinct (model, GPUs, CPU, memory) node shapes
-  std::vector<Sample> samples_;
-  int64_t running_ = 0;
-  int64_t events_processed_ = 0;
-  Micros last_finish_{0};
-  Micros window_start_{0};
-  bool stopped_at_horizon_ = false;
-  bool deadlocked_ = false;
-  int64_t busy_micro_const_ = 0;                     // busy sum of constant-util running jobs
-  std::array<int64_t, kCauses> idle_micro_const_{};  // idle by cause, constant-util jobs
-  std::vector<TaskDemand> granted_;  // per job, once some job was granted other than its request
-  const std::vector<JobIndex> no_jobs_;
-  std::vector<JobIndex> running_series_;  // running jobs with a utilization series
-  std::vector<JobIndex> running_list_;    // running jobs, in no particular order
-  std::unique_ptr<ClusterMeter> meter_;
-  std::array<JobMarks, 2> marks_;       // arrivals window: start, end
-  std::vector<int32_t> node_stranded_;  // stranded GPUs per node (StrandingTest)
-  int64_t stranded_total_ = 0;
-  std::string violation_;  // first broken invariant, if any
-};
 
 std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
   // How many tasks of this shape the empty cluster could host at once,
@@ -233,12 +90,12 @@ void Simulation::DoArrival(JobIndex j) {
   if (!reason.empty()) {
     r.rejected = true;
     r.reason = std::move(reason);
-    Observe("reject", j);
+    Observe(EventKind::kReject, j);
     return;
   }
   r.queued = true;
   r.queued_since = now_;
-  Observe("arrival", j);
+  Observe(EventKind::kArrival, j);
   sched_.OnArrival(j, now_);
   SchedulePass(now_);
 }
@@ -281,7 +138,7 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   if (r.first_start.us < 0) r.first_start = now_;
   r.last = now_;
   ++running_;
-  Observe("start", j);
+  Observe(EventKind::kStart, j);
   if (interacts_) {
     for (const auto& t : p) on_node_[t.node].push_back(j);
   }
@@ -325,7 +182,7 @@ Status Simulation::Preempt(JobIndex j) {
     }
     UpdateRates(r.placement, j);
   }
-  Observe("preempt", j);
+  Observe(EventKind::kPreempt, j);
   return Status::Ok();
 }
 
@@ -438,7 +295,7 @@ void Simulation::DoFinish(JobIndex j) {
     }
     UpdateRates(r.placement, j);
   }
-  Observe(r.killed ? "kill" : "finish", j);
+  Observe(r.killed ? EventKind::kKill : EventKind::kFinish, j);
   sched_.OnFinish(j, now_);
   // Freed resources matter only to queued jobs (arrivals schedule their own).
   if (sched_.queued() > 0) SchedulePass(now_);
@@ -665,215 +522,5 @@ bool Simulation::HasFutureWork() const {
   return next_arrival_ < w_.jobs.size() || running_ > 0 || sched_.queued() > 0;
 }
 
-Result<RunResult> Simulation::Run() {
-  const size_t n = w_.jobs.size();
-  runs_.assign(n, JobRun{});
-  masks_.resize(n);
-  for (size_t j = 0; j < n; ++j) {
-    masks_[j] = cluster_.ResolveModels(w_.jobs[j].gpu_models);
-    if (j > 0 && w_.jobs[j].submit < w_.jobs[j - 1].submit)
-      return Status::Error("workload is not sorted by submit time (call Workload::Finalize)");
-  }
-  if (cfg_.sample_interval.us <= 0) return Status::Error("sample interval must be > 0");
-  interacts_ = progress_->Interacts(w_, cluster_);
-  stranding_ = StrandingTest(w_);
-  if (interacts_) on_node_.assign(cluster_.num_nodes(), {});
-  {
-    std::map<std::tuple<int32_t, int32_t, int64_t, int64_t>, size_t> seen;
-    for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) {
-      const NodeInfo& info = cluster_.node(i);
-      auto [it, fresh] = seen.emplace(
-          std::make_tuple(info.model, info.gpus, info.cpu_milli, info.mem_bytes), shapes_.size());
-      if (fresh) shapes_.push_back({i, 0});
-      ++shapes_[it->second].count;
-    }
-  }
-  if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
-  window_start_ = n > 0 ? w_.jobs[0].submit : Micros(0);
-  now_ = window_start_;
-  marks_[0].time = window_start_ + cfg_.warmup;
-  marks_[1].time = n > 0 ? w_.jobs.back().submit : window_start_;
-  meter_ = std::make_unique<ClusterMeter>(window_start_,
-                                          std::vector<Micros>{marks_[0].time, marks_[1].time});
-  node_stranded_.assign(cluster_.num_nodes(), 0);
-  for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) UpdateStranded({TaskPlacement{i, 0}});
-  if (n == 0) return Finish();
-
-  events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0});
-  next_arrival_ = 1;
-  events_.Push(Event{window_start_, Phase::kSample, 0, 0});
-  finishes_.Reset(n);
-  for (;;) {
-    // Finishes run before the other phases of their instant.
-    const bool finish =
-        !finishes_.empty() &&
-        (events_.empty() || finishes_.top_time() < events_.Top().time ||
-         (finishes_.top_time() == events_.Top().time && events_.Top().phase > Phase::kFinish));
-    if (!finish && events_.empty()) break;
-    const Event e = finish ? Event{finishes_.top_time(), Phase::kFinish, 0, finishes_.top_job()}
-                           : events_.Pop();
-    if (e.time > cfg_.horizon) {
-      AdvanceMeters(std::max(now_, cfg_.horizon));
-      now_ = std::max(now_, cfg_.horizon);
-      stopped_at_horizon_ = true;
-      break;
-    }
-    AdvanceMeters(e.time);
-    now_ = e.time;
-    switch (e.phase) {
-      case Phase::kArrival:
-        ++events_processed_;
-        DoArrival(e.job);
-        if (next_arrival_ < n) {
-          events_.Push(Event{w_.jobs[next_arrival_].submit, Phase::kArrival, 0,
-                             static_cast<uint32_t>(next_arrival_)});
-          ++next_arrival_;
-        }
-        break;
-      case Phase::kFinish:
-        finishes_.Remove(e.job);
-        ++events_processed_;
-        DoFinish(e.job);
-        break;
-      case Phase::kPass: {
-        if (pass_at_ != now_) break;
-        pass_at_ = Micros(-1);
-        ++events_processed_;
-        Observe("pass", 0);
-        if (Status s = sched_.Pass(*this); !s.ok()) return s;
-        const Micros wake = sched_.NextWakeup(now_);
-        if (wake != kNever && wake > now_) events_.Push(Event{wake, Phase::kPass, 0, 0});
-        if (wake != kNever && wake > now_) pass_at_ = wake;
-        break;
-      }
-      case Phase::kSample:
-        ++events_processed_;
-        DoSample();
-        if (HasFutureWork()) {
-          // Deadlock guard: work is queued, nothing runs, nothing will arrive
-          // and the scheduler expects no wake-up: nothing can ever start.
-          if (running_ == 0 && next_arrival_ >= n && events_.empty()) {
-            deadlocked_ = true;
-            break;
-          }
-          events_.Push(Event{now_ + cfg_.sample_interval, Phase::kSample, 0, 0});
-        }
-        break;
-      case Phase::kClusterChange:
-        break;
-    }
-  }
-  return Finish();
-}
-
-Result<RunResult> Simulation::Finish() {
-  AdvanceMeters(now_);
-  RunResult out;
-  RunMeta& m = out.meta;
-  m.utilsim_version = UtilsimVersion();
-  m.label = sched_.label();
-  m.queue_policy = sched_.queue_policy().name;
-  m.queue_policy_version = sched_.queue_policy().version;
-  m.placement_policy = sched_.placement_policy().name;
-  m.placement_policy_version = sched_.placement_policy().version;
-  m.seed = cfg_.seed;
-  m.input_digest = cfg_.input_digest;
-  m.workload_source = cfg_.workload_source.empty() ? w_.source : cfg_.workload_source;
-  m.cluster_name = cluster_.spec().name;
-  m.sample_interval = cfg_.sample_interval;
-  m.progress_model = progress_->name();
-
-  const size_t n = w_.jobs.size();
-  out.jobs.resize(n);
-  Micros window_end = last_finish_;
-  int64_t unfinished = 0;
-  for (size_t j = 0; j < n; ++j) {
-    const Job& job = w_.jobs[j];
-    JobRun& r = runs_[j];
-    JobRecord& rec = out.jobs[j];
-    rec.job = static_cast<JobIndex>(j);
-    rec.name = job.name;
-    rec.tenant = job.tenant;
-    rec.submit = job.submit;
-    rec.recorded_runtime = job.runtime;
-    rec.tasks = job.tasks;
-    rec.gpu_milli = job.task.total_gpu_milli() * job.tasks;
-    const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
-    if (r.rejected) {
-      rec.outcome = JobOutcome::kRejected;
-      rec.reason = r.reason;
-      continue;
-    }
-    if (r.killed) {
-      rec.outcome = JobOutcome::kKilled;
-      rec.reason = "walltime limit reached";
-    }
-    if (!r.finished) {
-      rec.outcome = JobOutcome::kUnfinished;
-      ++unfinished;
-      rec.reason = r.running ? "running at end of run" : "queued at end of run";
-      if (r.running) Account(static_cast<JobIndex>(j));
-    }
-    rec.preemptions = r.preemptions;
-    rec.queued_s =
-        static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) / 1e6;
-    if (r.first_start.us >= 0) {
-      rec.start = r.first_start;
-      rec.placement = FormatPlacement(r.placement, cluster_);
-      rec.finish = r.finished ? r.end : Micros(-1);
-      const JobMeter meter = MeterOf(static_cast<JobIndex>(j));
-      rec.alloc_gpu_s = gpus * meter.held_us / 1e6;
-      rec.useful_gpu_s = meter.busy_gpu_us / 1e6;
-      if (rec.useful_gpu_s > rec.alloc_gpu_s * (1 + 1e-9) + 1e-6)
-        Violate("useful <= allocated (per job)", static_cast<JobIndex>(j),
-                std::to_string(rec.useful_gpu_s) + " busy GPU-s > " +
-                    std::to_string(rec.alloc_gpu_s) + " allocated GPU-s");
-      rec.useful_gpu_s = std::min(rec.useful_gpu_s, rec.alloc_gpu_s);  // float noise only
-      // Idle GPU time by cause, in proportion to the job's idle shares over
-      // its run (all unattributed when the model gives none).
-      SplitIdle(std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s), meter.idle_us, &rec.idle_gpu_s);
-    }
-  }
-  if (unfinished > 0) window_end = std::max(window_end, now_);
-  if (deadlocked_)
-    m.notes += "stopped: " + std::to_string(sched_.queued()) +
-               " queued jobs could not start (nothing running, nothing arriving); ";
-  if (stopped_at_horizon_) m.notes += "stopped at horizon; ";
-  out.samples = std::move(samples_);
-  Micros ws = window_start_, we = window_end;
-  if (cfg_.window == Window::kArrivals && n > 0) {
-    const Micros a = window_start_ + cfg_.warmup;
-    const Micros b = std::min(w_.jobs.back().submit, window_end);
-    if (b > a) {
-      ws = a;
-      we = b;
-    }
-  }
-  const WindowTotals totals = WindowFigures(out.jobs, ws, we);
-  out.summary = ComputeSummary(out.jobs, totals, cluster_.total_gpus(), ws, we,
-                               (window_end - window_start_).seconds(), cfg_.price_per_gpu_h);
-  out.summary.events = events_processed_;
-  AddSampleFigures(out.samples, &out.summary);
-  if (out.summary.allocation_pct > 100.0 * (1 + 1e-9) ||
-      out.summary.effective_util_pct > out.summary.allocation_pct * (1 + 1e-9) + 1e-9)
-    Violate("useful <= allocated <= capacity (per run)", kNoJob,
-            "allocation " + std::to_string(out.summary.allocation_pct) +
-                " %, effective utilization " + std::to_string(out.summary.effective_util_pct) +
-                " %");
-  if (!violation_.empty()) return Status::Error(violation_);
-  return out;
-}
-
-}  // namespace
-
-Result<RunResult> Simulate(const ClusterSpec& cluster, const Workload& w, Scheduler& scheduler,
-                           const SimConfig& config) {
-  if (!(config.comm_fraction >= 0 && config.comm_fraction <= 1))
-    return Status::Error("comm fraction must be 0..1, got " + std::to_string(config.comm_fraction));
-  Result<ClusterState> state = ClusterState::Build(cluster);
-  if (!state.ok()) return state.status();
-  Simulation sim(std::move(state).value(), w, scheduler, config);
-  return sim.Run();
-}
-
+}  // namespace internal
 }  // namespace utilsim

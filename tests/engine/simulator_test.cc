@@ -68,7 +68,7 @@ TEST(Simulator, FifoOnOneNodeHandComputed) {
   EXPECT_EQ(smp[0].time, Seconds(0));
   EXPECT_DOUBLE_EQ(smp[0].gpus_allocated, 2);
   EXPECT_DOUBLE_EQ(smp[0].gpus_busy, 1);
-  EXPECT_EQ(smp[1].queued, 2);  // t=25: b and c wait
+  EXPECT_EQ(smp[1].queued, 2);                 // t=25: b and c wait
   EXPECT_DOUBLE_EQ(smp[4].gpus_allocated, 4);  // t=100: b runs
   EXPECT_DOUBLE_EQ(smp[6].gpus_allocated, 2);  // t=150: c runs
   for (const auto& x : smp) EXPECT_GE(x.gpus_allocated, x.gpus_busy);
@@ -108,15 +108,17 @@ TEST(Simulator, SameTimeFinishThenArrivalThenPass) {
   FakeFifo s;
   SimConfig cfg;
   std::vector<std::string> log;
-  cfg.observer = [&](Micros t, const char* what, JobIndex j) {
-    log.push_back(std::to_string(t.us / 1000000) + " " + what + " " + std::to_string(j));
+  cfg.observer = [&](const EngineEvent& e, RunControl&) {
+    if (e.kind == EventKind::kSample) return;
+    log.push_back(std::to_string(e.time.us / 1000000) + " " + EventKindName(e.kind) + " " +
+                  std::to_string(e.job));
   };
   auto r = Simulate(OneNode(4), w, s, cfg);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.value().jobs[1].start, Seconds(100));
-  const std::vector<std::string> expect = {"0 arrival 0", "0 pass 0",    "0 start 0",
+  const std::vector<std::string> expect = {"0 arrival 0",  "0 pass 0",      "0 start 0",
                                            "100 finish 0", "100 arrival 1", "100 pass 0",
-                                           "100 start 1", "110 finish 1"};
+                                           "100 start 1",  "110 finish 1"};
   // No pass after the last finish: the queue is empty.
   EXPECT_EQ(log, expect);
 }

@@ -108,13 +108,13 @@ Logged RunLogged(const std::string& policy, const Workload& w, const ProgressMod
   SimConfig cfg;
   cfg.progress = model;
   cfg.restart_cost = restart_cost;
-  cfg.observer = [&](Micros t, const char* what, JobIndex j) {
-    if (std::strcmp(what, "start") == 0) {
-      open[j] = t;
-    } else if (std::strcmp(what, "finish") == 0 || std::strcmp(what, "kill") == 0 ||
-               std::strcmp(what, "preempt") == 0) {
-      out.intervals[j].push_back({open[j], t});
-      open[j] = Micros(-1);
+  cfg.observer = [&](const EngineEvent& e, RunControl&) {
+    if (e.kind == EventKind::kStart) {
+      open[e.job] = e.time;
+    } else if (e.kind == EventKind::kFinish || e.kind == EventKind::kKill ||
+               e.kind == EventKind::kPreempt) {
+      out.intervals[e.job].push_back({open[e.job], e.time});
+      open[e.job] = Micros(-1);
     }
   };
   auto r = Simulate(cluster, w, *s.value(), cfg);

@@ -49,10 +49,15 @@ TEST(ProgressBoard, FractionsEventsAndDone) {
   b.ExpectRuns(4);  // two more announced
   auto o0 = b.Observer(0, nullptr);
   int inner_calls = 0;
-  auto o1 = b.Observer(1, [&](Micros, const char*, JobIndex) { ++inner_calls; });
-  o0(Seconds(50), "arrival", 0);
-  o0(Seconds(50), "start", 0);
-  o1(Seconds(10), "arrival", 1);
+  auto o1 = b.Observer(1, [&](const EngineEvent&, RunControl&) { ++inner_calls; });
+  // The board reads only the event's time; the control is not touched.
+  struct : RunControl {
+    void RequestStop() override {}
+    Micros Now() const override { return Micros(0); }
+  } run;
+  o0(EngineEvent{Seconds(50), EventKind::kArrival, 0}, run);
+  o0(EngineEvent{Seconds(50), EventKind::kStart, 0}, run);
+  o1(EngineEvent{Seconds(10), EventKind::kArrival, 1}, run);
   ProgressTick t = b.Snapshot("x", 2.0);
   EXPECT_EQ(t.events, 3);
   EXPECT_EQ(inner_calls, 1);
@@ -60,7 +65,7 @@ TEST(ProgressBoard, FractionsEventsAndDone) {
   EXPECT_EQ(t.runs_done, 0u);
   EXPECT_DOUBLE_EQ(t.fraction, (0.5 + 0.1) / 4);
   // Past the estimated end a running run stays below 1; done counts 1.
-  o1(Seconds(500), "finish", 1);
+  o1(EngineEvent{Seconds(500), EventKind::kFinish, 1}, run);
   b.Done(0);
   t = b.Snapshot("x", 2.0);
   EXPECT_EQ(t.runs_done, 1u);
@@ -108,7 +113,7 @@ TEST(ProgressRunner, RunsReportToTheBoard) {
   RunSettings s;
   s.progress = &board;
   int64_t seen = 0;
-  s.observer = [&](Micros, const char*, JobIndex) { ++seen; };
+  s.observer = [&](const EngineEvent&, RunControl&) { ++seen; };
   s.threads = 1;
   auto r = RunPolicies(in.value(), BuiltinPolicies(), {"first-fit", "best-fit"}, s);
   ASSERT_TRUE(r.ok()) << r.status().message();

@@ -21,9 +21,19 @@ struct SeedCurve {
   std::vector<double> alloc, frag, failed;
 };
 
+// The experiment is no simulation: its progress observer gets this control,
+// whose clock is the fraction placed.
+class PlacedFraction final : public RunControl {
+ public:
+  void RequestStop() override {}
+  Micros Now() const override { return now; }
+  Micros now{0};
+};
+
 Result<SeedCurve> RunOne(const Workload& w, const ClusterSpec& spec, const std::string& policy,
                          uint64_t seed, const FgdExperimentOptions& opt, const TaskClassDist& dist,
-                         const std::function<void(Micros, const char*, JobIndex)>& progress) {
+                         const EventObserver& progress) {
+  PlacedFraction clock;
   auto placement = BuiltinPolicies().MakePlacement(policy, seed);
   if (!placement.ok()) return placement.status();
   PlacementPolicy& pl = *placement.value();
@@ -50,9 +60,10 @@ Result<SeedCurve> RunOne(const Workload& w, const ClusterSpec& spec, const std::
       failed += milli;
     }
     arrived += milli;
-    if (progress)
-      progress(Micros(static_cast<int64_t>(1e6 * arrived / capacity / opt.max_arrived)), "arrival",
-               0);
+    if (progress) {
+      clock.now = Micros(static_cast<int64_t>(1e6 * arrived / capacity / opt.max_arrived));
+      progress(EngineEvent{clock.now, EventKind::kArrival, 0}, clock);
+    }
     while (next <= opt.max_arrived + 1e-9 && arrived >= next * capacity) {
       out.alloc.push_back(static_cast<double>(c.allocated_gpu_milli()) / capacity);
       out.frag.push_back(meter.Cluster(c) / capacity);
@@ -80,7 +91,7 @@ Result<std::vector<FgdCurve>> RunFgdExperiment(const Workload& w, const ClusterS
   const size_t slot0 = opt.progress ? opt.progress->AddRuns(P * S, {Micros(0), Seconds(1)}) : 0;
   auto worker = [&] {
     for (size_t i; (i = next++) < P * S;) {
-      std::function<void(Micros, const char*, JobIndex)> observe;
+      EventObserver observe;
       if (opt.progress) observe = opt.progress->Observer(slot0 + i, nullptr);
       res[i] = RunOne(w, cluster, opt.policies[i / S], i % S + 1, opt, dist, observe);
       if (opt.progress) opt.progress->Done(slot0 + i);

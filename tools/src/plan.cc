@@ -50,14 +50,9 @@ std::optional<double> ParseSeconds(const std::string& text) {
   return v * mul;
 }
 
-// Thrown from a run's observer when a target can no longer be met; unwinds
-// the simulation (its objects are RAII) through RunPoliciesOn.
-struct StoppedEarly {
-  double at_s;
-};
-
-// Watches one run's events and throws StoppedEarly as soon as some target is
-// certain to fail, whatever happens later. Exact, not a heuristic:
+// Watches one run's events and stops the run (RunControl::RequestStop) as
+// soon as some target is certain to fail, whatever happens later. Exact, not
+// a heuristic:
 //  * a job not started by submit + limit will wait longer than the limit;
 //    its total queued time is at least its wait, so this holds for the
 //    queued targets too, and a job that starts (again) after having been
@@ -82,8 +77,14 @@ class EarlyStop {
         first_start_s_(w.jobs.size(), 0.0),
         late_queued_(w.jobs.size(), 0) {}
 
-  void Observe(Micros now, const char* what, JobIndex j) {
-    const double t = now.seconds();
+  // stopped(): the run was stopped, at stopped_at_s().
+  bool stopped() const { return stopped_; }
+  double stopped_at_s() const { return stopped_at_s_; }
+
+  void Observe(const EngineEvent& e, RunControl& run) {
+    if (stopped_) return;
+    const double t = e.time.seconds();
+    const JobIndex j = e.job;
     for (size_t k = 0; k < targets_.size(); ++k) {
       const double limit = targets_[k].limit_s;
       size_t& p = next_[k];
@@ -92,19 +93,19 @@ class EarlyStop {
         ++p;
       }
     }
-    if (std::strcmp(what, "arrival") == 0) {
+    if (e.kind == EventKind::kArrival) {
       ++queued_;
       queued_submit_s_ += w_.jobs[j].submit.seconds();
       queued_since_s_[j] = t;
-    } else if (std::strcmp(what, "preempt") == 0) {
+    } else if (e.kind == EventKind::kPreempt) {
       queued_since_s_[j] = t;
-    } else if (std::strcmp(what, "reject") == 0) {
+    } else if (e.kind == EventKind::kReject) {
       ++rejected_;
       // A rejected job was never queued; not late. (Its deadline may have
       // passed already only if it arrived after it, which cannot happen.)
       started_[j] = 2;
     }
-    if (std::strcmp(what, "start") == 0) {
+    if (e.kind == EventKind::kStart) {
       queued_acc_s_[j] += t - queued_since_s_[j];
       if (started_[j] == 0) first_start_s_[j] = t;
       // Late for a queued target once: not if the deadline scan above
@@ -118,13 +119,17 @@ class EarlyStop {
         }
       }
     }
-    if (std::strcmp(what, "start") == 0 && started_[j] == 0) {
+    if (e.kind == EventKind::kStart && started_[j] == 0) {
       started_[j] = 1;
       --queued_;
       queued_submit_s_ -= w_.jobs[j].submit.seconds();
       wait_sum_s_ += t - w_.jobs[j].submit.seconds();
     }
-    if (Certain(t)) throw StoppedEarly{t};
+    if (Certain(t)) {
+      stopped_ = true;
+      stopped_at_s_ = t;
+      run.RequestStop();
+    }
   }
 
  private:
@@ -164,6 +169,8 @@ class EarlyStop {
 
   const Workload& w_;
   const std::vector<PlanTarget>& targets_;
+  bool stopped_ = false;
+  double stopped_at_s_ = 0;
   std::vector<uint8_t> started_;  // 0 queued or not arrived, 1 started, 2 rejected
   std::vector<size_t> next_;      // per target: jobs before this index checked
   std::vector<int64_t> late_;     // per target: jobs certain to wait > limit
@@ -479,13 +486,19 @@ Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanO
         // when nothing meets the target, and its rejected count is the bar.
         if (early_ok && t.idx != K - 1 && policy.rfind("as-recorded", 0) != 0) {
           stop = std::make_shared<EarlyStop>(in.workload, opt.targets);
-          s.observer = [stop, user = settings.observer](Micros now, const char* what, JobIndex j) {
-            if (user) user(now, what, j);
-            stop->Observe(now, what, j);
+          s.observer = [stop, user = settings.observer](const EngineEvent& e, RunControl& run) {
+            if (user) user(e, run);
+            stop->Observe(e, run);
           };
         }
         try {
           auto r = RunPoliciesOn(in, clusters[t.idx], reg, {policy}, s);
+          if (stop && stop->stopped()) {
+            o.point.stopped_early = true;
+            o.point.stopped_at_s = stop->stopped_at_s();
+            o.point.figures.assign(opt.targets.size(), NAN);
+            continue;
+          }
           if (!r.ok()) {
             o.error = Status::Error("policy '" + policy + "' at " + std::to_string(o.point.nodes) +
                                     " nodes: " + r.status().message());
@@ -498,10 +511,6 @@ Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanO
           run.meta.input_digest = workload_digest + "-" + traces::DigestCluster(clusters[t.idx]);
           run.meta.label = policy + " @ " + std::to_string(o.point.gpus) + " GPUs";
           o.run = std::move(run);
-        } catch (const StoppedEarly& e) {
-          o.point.stopped_early = true;
-          o.point.stopped_at_s = e.at_s;
-          o.point.figures.assign(opt.targets.size(), NAN);
         } catch (const std::exception& e) {
           o.error = Status::Error("policy '" + policy + "': " + e.what());
         }

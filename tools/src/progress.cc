@@ -98,17 +98,16 @@ void ProgressBoard::ExpectRuns(size_t n) {
   expected_ = std::max(expected_, n);
 }
 
-std::function<void(Micros, const char*, JobIndex)> ProgressBoard::Observer(
-    size_t slot, std::function<void(Micros, const char*, JobIndex)> inner) {
+EventObserver ProgressBoard::Observer(size_t slot, EventObserver inner) {
   Slot* s;
   {
     std::lock_guard<std::mutex> lock(mu_);
     s = &slots_.at(slot);
   }
-  return [s, inner = std::move(inner)](Micros t, const char* what, JobIndex j) {
+  return [s, inner = std::move(inner)](const EngineEvent& e, RunControl& run) {
     s->events.fetch_add(1, std::memory_order_relaxed);
-    s->now_us.store(t.us, std::memory_order_relaxed);
-    if (inner) inner(t, what, j);
+    s->now_us.store(e.time.us, std::memory_order_relaxed);
+    if (inner) inner(e, run);
   };
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "utilsim/engine/cluster_spec.h"
+#include "utilsim/engine/engine.h"
 #include "utilsim/engine/event_queue.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/metrics.h"
@@ -28,9 +29,9 @@ enum class Window {
 
 struct SimConfig {
   Micros sample_interval = Seconds(300);  // > 0
-  Micros horizon = kNever;  // events after this time are not processed
-  uint64_t seed = 1;        // recorded in results; policies draw from it
-  double price_per_gpu_h = 2.0;  // USD per GPU-hour, for the idle cost figure
+  Micros horizon = kNever;                // events after this time are not processed
+  uint64_t seed = 1;                      // recorded in results; policies draw from it
+  double price_per_gpu_h = 2.0;           // USD per GPU-hour, for the idle cost figure
   Window window = Window::kArrivals;
   Micros warmup{0};  // skipped at the start of a kArrivals window
   // Work a preempted job loses (checkpoint interval + restart), in recorded
@@ -41,11 +42,10 @@ struct SimConfig {
   double comm_fraction = WholeGpuProgress::kDefaultCommFraction;
   // Progress model; nullptr = WholeGpuProgress(comm_fraction). Not owned.
   const ProgressModel* progress = nullptr;
-  // Called for every event processed, with a one-word description
-  // ("arrival", "reject", "start", "finish", "kill", "preempt", "pass",
-  // "sample"). For golden
-  // event logs in tests; nullptr = none.
-  std::function<void(Micros time, const char* what, JobIndex job)> observer;
+  // Called for every event processed (engine.h: EventKind), with the run's
+  // control: an observer may RequestStop() (plan stops hopeless runs so).
+  // For golden event logs, progress bars, early stops; empty = none.
+  EventObserver observer;
   // Fragmentation of the cluster at each sample, in milli-GPU (the tools set
   // the FGD measure, policies/fgd.h, over the workload's task shapes): fills
   // Sample::frag_gpu_milli and Summary::frag_mean_pct. Empty = not computed
@@ -56,9 +56,10 @@ struct SimConfig {
   std::string input_digest;     // copied into RunMeta
 };
 
-// Runs the simulation to completion (or the horizon). Errors: invalid
-// cluster, a scheduler error, a placement that over-commits. The workload
-// must be Finalize()d (sorted by submit).
+// Runs the simulation to completion (or the horizon, or a stop requested by
+// the observer): Engine::Create + RunUntil(kNever) + Finish. Errors: invalid
+// cluster, a scheduler error, a placement that over-commits, a broken
+// invariant. The workload must be Finalize()d (sorted by submit).
 Result<RunResult> Simulate(const ClusterSpec& cluster, const Workload& w, Scheduler& scheduler,
                            const SimConfig& config);
 

@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 
+#include "utilsim/engine/engine.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/engine/time.h"
@@ -71,8 +72,7 @@ class ProgressBoard {
   void ExpectRuns(size_t n);
   // An observer for SimConfig::observer that reports to `slot` and then calls
   // `inner` (may be empty). The board must outlive the simulation.
-  std::function<void(Micros, const char*, JobIndex)> Observer(
-      size_t slot, std::function<void(Micros, const char*, JobIndex)> inner);
+  EventObserver Observer(size_t slot, EventObserver inner);
   // Marks `slot` finished (fraction 1).
   void Done(size_t slot);
   // The tick now; fraction = sum of run fractions / max(registered, expected).

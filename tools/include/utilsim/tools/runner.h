@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "utilsim/engine/engine.h"
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/progress.h"
 #include "utilsim/engine/status.h"
@@ -51,10 +52,10 @@ struct RunSettings {
   // `progress`: each run reports its events and simulated time to this board
   // (not owned; null = none). `observer`: called for every event of every run
   // after the progress observer, shared by runs on parallel threads; it may
-  // throw to abandon the runs: RunPolicies rethrows the first exception after
-  // every thread has ended.
+  // RequestStop() its run (the run then ends as "stopped on request"); an
+  // exception it throws is rethrown by RunPolicies after every thread ended.
   ProgressBoard* progress = nullptr;
-  std::function<void(Micros, const char*, JobIndex)> observer;
+  EventObserver observer;
   // MIG (docs/mig.md): "right-size[:TOL]" runs on the cluster's MIG layouts
   // with right-sized jobs, "dynamic[:TOL]" repartitions them during the run
   // (RunPoliciesMig, tools/mig_run.h); "" = MIG layouts ignored (whole

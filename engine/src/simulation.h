@@ -1,0 +1,184 @@
+// The simulation behind Engine (private to the engine): per-event logic in
+// simulator.cc, exact accounting in simulation_accounting.cc, the run loop
+// and results in simulation_run.cc.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accounting.h"
+#include "finish_heap.h"
+#include "run_state.h"
+#include "utilsim/engine/engine.h"
+#include "utilsim/engine/simulator.h"
+#include "utilsim/engine/stranding.h"
+
+namespace utilsim::internal {
+
+inline constexpr JobIndex kNoJob = std::numeric_limits<JobIndex>::max();
+
+// Formats a placement as "node:gpu,gpu;node:gpu" (CPU-only tasks: "node:").
+std::string FormatPlacement(const Placement& p, const ClusterState& c);
+
+// Splits `idle` GPU-seconds by cause in proportion to `share_us` (all
+// unattributed when the shares are all zero).
+void SplitIdle(double idle, const std::array<double, kCauses>& share_us,
+               std::array<double, kCauses>* out);
+
+class Simulation final : public Engine, public PassContext, public RunView {
+ public:
+  Simulation(ClusterState cluster, const Workload& w, Scheduler& s, const SimConfig& cfg)
+      : cluster_(std::move(cluster)),
+        w_(w),
+        sched_(s),
+        cfg_(cfg),
+        default_progress_(cfg.comm_fraction) {
+    progress_ = cfg_.progress ? cfg_.progress : &default_progress_;
+  }
+
+  // Checks the inputs, initialises the scheduler, queues the first events.
+  Status Init();
+
+  // Engine
+  Result<bool> Step() override;
+  Status RunUntil(Micros t) override;
+  bool Done() const override { return done_; }
+  Result<RunResult> Finish() override;
+  void RequestStop() override { stop_requested_.store(true, std::memory_order_relaxed); }
+  Micros Now() const override { return now_; }
+
+  // PassContext
+  Micros now() const override { return now_; }
+  const Workload& workload() const override { return w_; }
+  ClusterState& cluster() override { return cluster_; }
+  ModelMask mask(JobIndex j) const override { return masks_[j]; }
+  Status Start(JobIndex j, const Placement& p) override { return StartWith(j, p, w_.jobs[j].task); }
+  Status StartWith(JobIndex j, const Placement& p, const TaskDemand& granted) override;
+  const TaskDemand& granted(JobIndex j) const override {
+    return granted_.empty() ? w_.jobs[j].task : granted_[j];
+  }
+  const std::vector<JobIndex>& running() const override { return running_list_; }
+  Micros started_at(JobIndex j) const override { return runs_[j].start; }
+  const Placement& placement_of(JobIndex j) const override { return runs_[j].placement; }
+  double work_done_s(JobIndex j) const override {
+    const JobRun& r = runs_[j];
+    return (r.done + (r.running ? static_cast<double>((now_ - r.last).us) * r.rate : 0)) / 1e6;
+  }
+  Status Preempt(JobIndex j) override;
+
+  // RunView
+  const ClusterState& state() const override { return cluster_; }
+  const std::vector<JobIndex>& jobs_on(NodeIndex n) const override {
+    return on_node_.empty() ? no_jobs_ : on_node_[n];
+  }
+  double speed(JobIndex j) const override { return runs_[j].speed; }
+  double comm_slowdown(JobIndex j) const override {
+    const JobRun& r = runs_[j];
+    if (r.comm < 0) r.comm = CommSlowdown(w_.jobs[j], r.placement, cluster_);
+    return r.comm;
+  }
+
+ private:
+  void Observe(EventKind kind, JobIndex j) {
+    if (cfg_.observer) cfg_.observer(EngineEvent{now_, kind, j}, *this);
+  }
+  // Time of the next event, kNever when none is left.
+  Micros NextTime() const;
+  // Processes one event (precondition: one is left, at or before the horizon).
+  Status ProcessNext();
+  std::string Infeasible(const Job& job, ModelMask mask);
+  void SchedulePass(Micros t);
+  void DoArrival(JobIndex j);
+  void DoFinish(JobIndex j);
+  void DoSample();
+  void UpdateRates(const Placement& p, JobIndex except);
+  void SetProgress(JobIndex j, const Progress& pr);
+  void Account(JobIndex j);  // brings progress and busy accounting up to now_
+  bool HasFutureWork() const;
+  int64_t ConstBusy(JobIndex j) const;
+  // Contribution of a running constant-util job to the idle sum of cause c,
+  // micro-GPUs (from its current share).
+  int64_t IdleMicro(JobIndex j, size_t c) const {
+    const float share = runs_[j].share[c];
+    if (share == 0.0f) return 0;
+    const Job& job = w_.jobs[j];
+    return std::llround(static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0 *
+                        static_cast<double>(share));
+  }
+  void AddRunning(JobIndex j);
+  void RemoveRunning(JobIndex j);
+  // Busy GPU-us of series job j while it does the recorded work [d0, d1]
+  // at its current rate (> 0).
+  double SeriesBusyUs(JobIndex j, double d0, double d1) const;
+  // Exact accounting (accounting.h): the levels now, the meter brought up to
+  // t before the events at t, window marks, stranded GPUs per node.
+  Levels LevelsNow() const {
+    return Levels{cluster_.allocated_gpu_milli(), cluster_.allocated_cpu(),
+                  cluster_.allocated_mem(), stranded_total_};
+  }
+  void AdvanceMeters(Micros t);
+  void TakeMark(JobMarks* m);
+  JobMeter MeterOf(JobIndex j) const;  // held/busy/idle up to now_ (accounted)
+  // What job j had accumulated at instant t of marks m, or at the end when m
+  // is null (`total`).
+  const JobMeter* MeterAt(const JobMarks* m, size_t* cursor, JobIndex j, const JobMeter& total,
+                          const JobMeter& zero) const;
+  // The exact window integrals; checks them against the cluster's.
+  WindowTotals WindowFigures(const std::vector<JobRecord>& jobs, Micros ws, Micros we);
+  void UpdateStranded(const Placement& p);
+  void Violate(const std::string& name, JobIndex j, const std::string& detail);
+
+  ClusterState cluster_;
+  const Workload& w_;
+  Scheduler& sched_;
+  const SimConfig cfg_;  // a copy: the engine may outlive the caller's
+  WholeGpuProgress default_progress_;
+  const ProgressModel* progress_;
+  bool interacts_ = false;  // progress_->Interacts for this run
+
+  EventQueue events_;              // arrivals, passes, samples
+  FinishHeap finishes_;            // running jobs by finish time
+  StrandingTest stranding_;        // can a node's free CPU/memory still host a GPU task?
+  std::vector<JobIndex> touched_;  // UpdateRates scratch: co-runners to re-rate
+  std::vector<Progress> rerated_;  // and their new progress
+  Micros now_{0};
+  Micros pass_at_ = Micros(-1);  // time of the pending pass event, if any
+  size_t next_arrival_ = 0;
+  std::vector<ModelMask> masks_;
+  std::vector<JobRun> runs_;
+  std::vector<std::vector<JobIndex>> on_node_;  // running jobs per node, if interacts()
+  struct NodeShape {
+    NodeIndex example;
+    int64_t count;
+  };
+  std::vector<NodeShape> shapes_;  // distinct (model, GPUs, CPU, memory) node shapes
+  std::vector<Sample> samples_;
+  int64_t running_ = 0;
+  int64_t events_processed_ = 0;
+  Micros last_finish_{0};
+  Micros window_start_{0};
+  bool stopped_at_horizon_ = false;
+  bool deadlocked_ = false;
+  int64_t busy_micro_const_ = 0;                     // busy sum of constant-util running jobs
+  std::array<int64_t, kCauses> idle_micro_const_{};  // idle by cause, constant-util jobs
+  std::vector<TaskDemand> granted_;  // per job, once some job was granted other than its request
+  const std::vector<JobIndex> no_jobs_;
+  std::vector<JobIndex> running_series_;  // running jobs with a utilization series
+  std::vector<JobIndex> running_list_;    // running jobs, in no particular order
+  std::unique_ptr<ClusterMeter> meter_;
+  std::array<JobMarks, 2> marks_;       // arrivals window: start, end
+  std::vector<int32_t> node_stranded_;  // stranded GPUs per node (StrandingTest)
+  int64_t stranded_total_ = 0;
+  std::string violation_;  // first broken invariant, if any
+  bool done_ = false;      // no event will be processed any more
+  bool finished_ = false;  // Finish() was called
+  bool stopped_on_request_ = false;
+  std::atomic<bool> stop_requested_{false};
+};
+
+}  // namespace utilsim::internal

@@ -1,0 +1,319 @@
+// The run loop of a Simulation and its results (design: docs/design.md,
+// "Time, order and determinism"; the engine object: engine.h).
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "simulation.h"
+
+namespace utilsim {
+
+const char* EventKindName(EventKind k) {
+  switch (k) {
+    case EventKind::kArrival:
+      return "arrival";
+    case EventKind::kReject:
+      return "reject";
+    case EventKind::kStart:
+      return "start";
+    case EventKind::kFinish:
+      return "finish";
+    case EventKind::kKill:
+      return "kill";
+    case EventKind::kPreempt:
+      return "preempt";
+    case EventKind::kPass:
+      return "pass";
+    case EventKind::kSample:
+      return "sample";
+  }
+  return "?";
+}
+
+namespace internal {
+
+Status Simulation::Init() {
+  if (!(cfg_.comm_fraction >= 0 && cfg_.comm_fraction <= 1))
+    return Status::Error("comm fraction must be 0..1, got " + std::to_string(cfg_.comm_fraction));
+  const size_t n = w_.jobs.size();
+  runs_.assign(n, JobRun{});
+  masks_.resize(n);
+  for (size_t j = 0; j < n; ++j) {
+    masks_[j] = cluster_.ResolveModels(w_.jobs[j].gpu_models);
+    if (j > 0 && w_.jobs[j].submit < w_.jobs[j - 1].submit)
+      return Status::Error("workload is not sorted by submit time (call Workload::Finalize)");
+  }
+  if (cfg_.sample_interval.us <= 0) return Status::Error("sample interval must be > 0");
+  interacts_ = progress_->Interacts(w_, cluster_);
+  stranding_ = StrandingTest(w_);
+  if (interacts_) on_node_.assign(cluster_.num_nodes(), {});
+  {
+    std::map<std::tuple<int32_t, int32_t, int64_t, int64_t>, size_t> seen;
+    for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) {
+      const NodeInfo& info = cluster_.node(i);
+      auto [it, fresh] = seen.emplace(
+          std::make_tuple(info.model, info.gpus, info.cpu_milli, info.mem_bytes), shapes_.size());
+      if (fresh) shapes_.push_back({i, 0});
+      ++shapes_[it->second].count;
+    }
+  }
+  if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
+  window_start_ = n > 0 ? w_.jobs[0].submit : Micros(0);
+  now_ = window_start_;
+  marks_[0].time = window_start_ + cfg_.warmup;
+  marks_[1].time = n > 0 ? w_.jobs.back().submit : window_start_;
+  meter_ = std::make_unique<ClusterMeter>(window_start_,
+                                          std::vector<Micros>{marks_[0].time, marks_[1].time});
+  node_stranded_.assign(cluster_.num_nodes(), 0);
+  for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) UpdateStranded({TaskPlacement{i, 0}});
+  finishes_.Reset(n);
+  if (n == 0) {
+    done_ = true;
+    return Status::Ok();
+  }
+  events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0});
+  next_arrival_ = 1;
+  events_.Push(Event{window_start_, Phase::kSample, 0, 0});
+  return Status::Ok();
+}
+
+Micros Simulation::NextTime() const {
+  Micros t = kNever;
+  if (!finishes_.empty()) t = finishes_.top_time();
+  if (!events_.empty()) t = std::min(t, events_.Top().time);
+  return t;
+}
+
+Result<bool> Simulation::Step() {
+  if (done_) return false;
+  if (stop_requested_.load(std::memory_order_relaxed)) {
+    done_ = true;
+    stopped_on_request_ = true;
+    return false;
+  }
+  const Micros next = NextTime();
+  if (next == kNever) {
+    done_ = true;
+    return false;
+  }
+  if (next > cfg_.horizon) {
+    AdvanceMeters(std::max(now_, cfg_.horizon));
+    now_ = std::max(now_, cfg_.horizon);
+    stopped_at_horizon_ = true;
+    done_ = true;
+    return false;
+  }
+  Status s = ProcessNext();
+  if (s.ok() && !violation_.empty()) s = Status::Error(violation_);
+  if (!s.ok()) {
+    done_ = true;
+    return s;
+  }
+  return true;
+}
+
+Status Simulation::RunUntil(Micros t) {
+  for (;;) {
+    if (done_) return Status::Ok();
+    const Micros next = NextTime();
+    if (next != kNever && next > t && t < cfg_.horizon) {
+      if (t > now_) {
+        AdvanceMeters(t);
+        now_ = t;
+      }
+      return Status::Ok();
+    }
+    auto r = Step();
+    if (!r.ok()) return r.status();
+  }
+}
+
+Status Simulation::ProcessNext() {
+  const size_t n = w_.jobs.size();
+  // Finishes run before the other phases of their instant.
+  const bool finish =
+      !finishes_.empty() &&
+      (events_.empty() || finishes_.top_time() < events_.Top().time ||
+       (finishes_.top_time() == events_.Top().time && events_.Top().phase > Phase::kFinish));
+  const Event e =
+      finish ? Event{finishes_.top_time(), Phase::kFinish, 0, finishes_.top_job()} : events_.Pop();
+  AdvanceMeters(e.time);
+  now_ = e.time;
+  switch (e.phase) {
+    case Phase::kArrival:
+      ++events_processed_;
+      DoArrival(e.job);
+      if (next_arrival_ < n) {
+        events_.Push(Event{w_.jobs[next_arrival_].submit, Phase::kArrival, 0,
+                           static_cast<uint32_t>(next_arrival_)});
+        ++next_arrival_;
+      }
+      break;
+    case Phase::kFinish:
+      finishes_.Remove(e.job);
+      ++events_processed_;
+      DoFinish(e.job);
+      break;
+    case Phase::kPass: {
+      if (pass_at_ != now_) break;
+      pass_at_ = Micros(-1);
+      ++events_processed_;
+      Observe(EventKind::kPass, 0);
+      if (Status s = sched_.Pass(*this); !s.ok()) return s;
+      const Micros wake = sched_.NextWakeup(now_);
+      if (wake != kNever && wake > now_) {
+        events_.Push(Event{wake, Phase::kPass, 0, 0});
+        pass_at_ = wake;
+      }
+      break;
+    }
+    case Phase::kSample:
+      ++events_processed_;
+      DoSample();
+      Observe(EventKind::kSample, 0);
+      // Deadlock guard: work is queued, nothing runs, nothing will arrive
+      // and the scheduler expects no wake-up: nothing can ever start, so no
+      // further sample is scheduled.
+      if (HasFutureWork()) {
+        if (running_ == 0 && next_arrival_ >= n && events_.empty())
+          deadlocked_ = true;
+        else
+          events_.Push(Event{now_ + cfg_.sample_interval, Phase::kSample, 0, 0});
+      }
+      break;
+    case Phase::kClusterChange:
+      break;
+  }
+  return Status::Ok();
+}
+
+Result<RunResult> Simulation::Finish() {
+  if (finished_) return Status::Error("Engine::Finish called twice");
+  finished_ = true;
+  if (!done_) {  // cut short by the caller: as if stopped on request
+    done_ = true;
+    stopped_on_request_ = true;
+  }
+  if (meter_) AdvanceMeters(now_);
+  RunResult out;
+  RunMeta& m = out.meta;
+  m.utilsim_version = UtilsimVersion();
+  m.label = sched_.label();
+  m.queue_policy = sched_.queue_policy().name;
+  m.queue_policy_version = sched_.queue_policy().version;
+  m.placement_policy = sched_.placement_policy().name;
+  m.placement_policy_version = sched_.placement_policy().version;
+  m.seed = cfg_.seed;
+  m.input_digest = cfg_.input_digest;
+  m.workload_source = cfg_.workload_source.empty() ? w_.source : cfg_.workload_source;
+  m.cluster_name = cluster_.spec().name;
+  m.sample_interval = cfg_.sample_interval;
+  m.progress_model = progress_->name();
+
+  const size_t n = w_.jobs.size();
+  out.jobs.resize(n);
+  Micros window_end = last_finish_;
+  int64_t unfinished = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const Job& job = w_.jobs[j];
+    JobRun& r = runs_[j];
+    JobRecord& rec = out.jobs[j];
+    rec.job = static_cast<JobIndex>(j);
+    rec.name = job.name;
+    rec.tenant = job.tenant;
+    rec.submit = job.submit;
+    rec.recorded_runtime = job.runtime;
+    rec.tasks = job.tasks;
+    rec.gpu_milli = job.task.total_gpu_milli() * job.tasks;
+    const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
+    if (r.rejected) {
+      rec.outcome = JobOutcome::kRejected;
+      rec.reason = r.reason;
+      continue;
+    }
+    if (r.killed) {
+      rec.outcome = JobOutcome::kKilled;
+      rec.reason = "walltime limit reached";
+    }
+    if (!r.finished) {
+      rec.outcome = JobOutcome::kUnfinished;
+      ++unfinished;
+      rec.reason = r.running ? "running at end of run" : "queued at end of run";
+      if (r.running) Account(static_cast<JobIndex>(j));
+    }
+    rec.preemptions = r.preemptions;
+    rec.queued_s =
+        static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) / 1e6;
+    if (r.first_start.us >= 0) {
+      rec.start = r.first_start;
+      rec.placement = FormatPlacement(r.placement, cluster_);
+      rec.finish = r.finished ? r.end : Micros(-1);
+      const JobMeter meter = MeterOf(static_cast<JobIndex>(j));
+      rec.alloc_gpu_s = gpus * meter.held_us / 1e6;
+      rec.useful_gpu_s = meter.busy_gpu_us / 1e6;
+      if (rec.useful_gpu_s > rec.alloc_gpu_s * (1 + 1e-9) + 1e-6)
+        Violate("useful <= allocated (per job)", static_cast<JobIndex>(j),
+                std::to_string(rec.useful_gpu_s) + " busy GPU-s > " +
+                    std::to_string(rec.alloc_gpu_s) + " allocated GPU-s");
+      rec.useful_gpu_s = std::min(rec.useful_gpu_s, rec.alloc_gpu_s);  // float noise only
+      // Idle GPU time by cause, in proportion to the job's idle shares over
+      // its run (all unattributed when the model gives none).
+      SplitIdle(std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s), meter.idle_us, &rec.idle_gpu_s);
+    }
+  }
+  if (unfinished > 0) window_end = std::max(window_end, now_);
+  if (deadlocked_)
+    m.notes += "stopped: " + std::to_string(sched_.queued()) +
+               " queued jobs could not start (nothing running, nothing arriving); ";
+  if (stopped_at_horizon_) m.notes += "stopped at horizon; ";
+  if (stopped_on_request_) {
+    char at[64];
+    std::snprintf(at, sizeof at, "%.6g", now_.seconds());
+    m.notes += std::string("stopped on request at ") + at + " s; ";
+  }
+  out.samples = std::move(samples_);
+  Micros ws = window_start_, we = window_end;
+  if (cfg_.window == Window::kArrivals && n > 0) {
+    const Micros a = window_start_ + cfg_.warmup;
+    const Micros b = std::min(w_.jobs.back().submit, window_end);
+    if (b > a) {
+      ws = a;
+      we = b;
+    }
+  }
+  const WindowTotals totals = WindowFigures(out.jobs, ws, we);
+  out.summary = ComputeSummary(out.jobs, totals, cluster_.total_gpus(), ws, we,
+                               (window_end - window_start_).seconds(), cfg_.price_per_gpu_h);
+  out.summary.events = events_processed_;
+  AddSampleFigures(out.samples, &out.summary);
+  if (out.summary.allocation_pct > 100.0 * (1 + 1e-9) ||
+      out.summary.effective_util_pct > out.summary.allocation_pct * (1 + 1e-9) + 1e-9)
+    Violate("useful <= allocated <= capacity (per run)", kNoJob,
+            "allocation " + std::to_string(out.summary.allocation_pct) +
+                " %, effective utilization " + std::to_string(out.summary.effective_util_pct) +
+                " %");
+  if (!violation_.empty()) return Status::Error(violation_);
+  return out;
+}
+
+}  // namespace internal
+
+Result<std::unique_ptr<Engine>> Engine::Create(const ClusterSpec& cluster, const Workload& w,
+                                               Scheduler& scheduler, const SimConfig& config) {
+  Result<ClusterState> state = ClusterState::Build(cluster);
+  if (!state.ok()) return state.status();
+  auto sim = std::make_unique<internal::Simulation>(std::move(state).value(), w, scheduler, config);
+  if (Status s = sim->Init(); !s.ok()) return s;
+  return std::unique_ptr<Engine>(std::move(sim));
+}
+
+Result<RunResult> Simulate(const ClusterSpec& cluster, const Workload& w, Scheduler& scheduler,
+                           const SimConfig& config) {
+  auto engine = Engine::Create(cluster, w, scheduler, config);
+  if (!engine.ok()) return engine.status();
+  if (Status s = engine.value()->RunUntil(kNever); !s.ok()) return s;
+  return engine.value()->Finish();
+}
+
+}  // namespace utilsim
