@@ -62,8 +62,7 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
   s.free_cpu_.resize(nn);
   s.free_mem_.resize(nn);
   s.tasks_on_.assign(nn, 0);
-  s.buckets_.assign(static_cast<size_t>(s.num_models() + 1) * (s.max_gpus_ + 1),
-                    NodeSet(nn));
+  s.buckets_.assign(static_cast<size_t>(s.num_models() + 1) * (s.max_gpus_ + 1), NodeSet(nn));
   int32_t off = 0;
   for (NodeIndex i = 0; i < nn; ++i) {
     const NodeInfo& n = s.nodes_[i];
@@ -191,7 +190,9 @@ uint64_t ClusterState::PickGpusByDomain(const int32_t* g, int count, int dom, in
 }
 
 Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
-  if (t.node >= nodes_.size()) return Status::Error("placement names node " + std::to_string(t.node) + " which does not exist");
+  if (t.node >= nodes_.size())
+    return Status::Error("placement names node " + std::to_string(t.node) +
+                         " which does not exist");
   const NodeInfo& info = nodes_[t.node];
   const std::string where = "node " + info.name + ": ";
   if (free_cpu_[t.node] < d.cpu_milli) return Status::Error(where + "CPU over-committed");
@@ -290,11 +291,29 @@ int64_t ClusterState::FindFirstRec(size_t pos, size_t lo, size_t hi, NodeIndex f
   if (d.gpus > 0) {
     if (d.fractional() ? m.share < d.gpu_milli : m.whole < d.gpus) return -1;
   }
-  if (hi - lo == 1) return CanHost(static_cast<NodeIndex>(lo), d, mask) ? static_cast<int64_t>(lo) : -1;
+  if (hi - lo == 1)
+    return CanHost(static_cast<NodeIndex>(lo), d, mask) ? static_cast<int64_t>(lo) : -1;
   const size_t mid = (lo + hi) / 2;
   int64_t r = FindFirstRec(2 * pos, lo, mid, from, d, mask);
   if (r >= 0) return r;
   return FindFirstRec(2 * pos + 1, mid, hi, from, d, mask);
+}
+
+std::string FormatPlacement(const Placement& p, const ClusterState& c) {
+  std::string out;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (i) out += ';';
+    out += c.node(p[i].node).name;
+    out += ':';
+    bool first = true;
+    for (int g = 0; g < 64; ++g)
+      if (p[i].gpu_mask >> g & 1) {
+        if (!first) out += ',';
+        out += std::to_string(g);
+        first = false;
+      }
+  }
+  return out;
 }
 
 }  // namespace utilsim

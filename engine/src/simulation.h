@@ -22,9 +22,6 @@ namespace utilsim::internal {
 
 inline constexpr JobIndex kNoJob = std::numeric_limits<JobIndex>::max();
 
-// Formats a placement as "node:gpu,gpu;node:gpu" (CPU-only tasks: "node:").
-std::string FormatPlacement(const Placement& p, const ClusterState& c);
-
 // Splits `idle` GPU-seconds by cause in proportion to `share_us` (all
 // unattributed when the shares are all zero).
 void SplitIdle(double idle, const std::array<double, kCauses>& share_us,

@@ -18,23 +18,6 @@ const char* UtilsimVersion() { return UTILSIM_VERSION; }
 
 namespace internal {
 
-std::string FormatPlacement(const Placement& p, const ClusterState& c) {
-  std::string out;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (i) out += ';';
-    out += c.node(p[i].node).name;
-    out += ':';
-    bool first = true;
-    for (int g = 0; g < 64; ++g)
-      if (p[i].gpu_mask >> g & 1) {
-        if (!first) out += ',';
-        out += std::to_string(g);
-        first = false;
-      }
-  }
-  return out;
-}
-
 void SplitIdle(double idle, const std::array<double, kCauses>& share_us,
                std::array<double, kCauses>* out) {
   double total = 0;

@@ -34,6 +34,11 @@ for model in whole-gpu stall-overlapped; do
   run "core, 1M jobs, 10k GPUs, best-fit, shared storage, --model $model" $PIN "$BUILD/tests/bench/bench_core" --policy best-fit --model "$model" --shared-storage 1 --out "$TMP/core.db"
 done
 
+# The decision API (policies/placer.h): single-job queries on a 10k-GPU state.
+for policy in best-fit first-fit fgd tetris; do
+  run "placer, 10k GPUs 70 % full, $policy" $PIN "$BUILD/tests/bench/bench_placer" --policy "$policy"
+done
+
 # Wall time and peak memory of a whole command (GNU time).
 timed() {  # label, command...
   local label=$1; shift

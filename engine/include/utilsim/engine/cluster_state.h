@@ -38,8 +38,8 @@ namespace utilsim {
 
 struct NodeInfo {
   std::string name;
-  int32_t group = 0;    // index into ClusterSpec::groups
-  int32_t model = -1;   // index into ClusterSpec::models, -1 = CPU-only
+  int32_t group = 0;   // index into ClusterSpec::groups
+  int32_t model = -1;  // index into ClusterSpec::models, -1 = CPU-only
   int32_t gpus = 0;
   int64_t cpu_milli = 0;
   int64_t mem_bytes = 0;
@@ -158,5 +158,9 @@ class ClusterState {
   int64_t alloc_gpu_milli_ = 0, alloc_cpu_ = 0, alloc_mem_ = 0;
   int64_t whole_free_total_ = 0;
 };
+
+// Formats a placement as "node:gpu,gpu;node:gpu" (CPU-only tasks: "node:"),
+// the results' placement format (docs/results.md).
+std::string FormatPlacement(const Placement& p, const ClusterState& c);
 
 }  // namespace utilsim
