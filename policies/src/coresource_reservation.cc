@@ -129,7 +129,9 @@ Result<PolicyRegistry> DecoratePlacements(const PolicyRegistry& reg, PlacementDe
     if (info.kind == "placement") {
       // Every placement is re-registered as seeded: Make passes the seed
       // through either way, so unseeded ones ignore it as before.
-      out.AddSeededPlacement(info, make);
+      if (Status s = out.AddSeededPlacement(info, make, PolicyRegistry::OnDuplicate::kReplace);
+          !s.ok())
+        return s;
       continue;
     }
     // A profile: its queue is the one the scheduler it makes names.
@@ -140,7 +142,10 @@ Result<PolicyRegistry> DecoratePlacements(const PolicyRegistry& reg, PlacementDe
       return Status::Error("profile '" + name + "': queue '" + queue +
                            "' is not a registered queue policy");
     // Profiles are built with the default seed, as PolicyRegistry::Make does.
-    out.AddProfile(info, queue, [make] { return make(1); });
+    if (Status s = out.AddProfile(
+            info, queue, [make] { return make(1); }, PolicyRegistry::OnDuplicate::kReplace);
+        !s.ok())
+      return s;
   }
   return out;
 }

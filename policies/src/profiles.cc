@@ -40,7 +40,8 @@ Status ParseProfile(const YAML::Node& p, const std::string& src, const PolicyReg
   if (auto q = reg.List(); std::none_of(q.begin(), q.end(), [&](const PolicyInfo& i) {
         return i.kind == "queue" && i.name == out->queue;
       }))
-    return Status::Error(At(src, p["queue"], "queue") + "unknown queue policy '" + out->queue + "'");
+    return Status::Error(At(src, p["queue"], "queue") + "unknown queue policy '" + out->queue +
+                         "'");
   if (!p["filters"] || !p["filters"].IsSequence())
     return Status::Error(At(src, p, "filters") + "missing (a list of filter plugins)");
   for (const auto& f : p["filters"]) {
@@ -65,7 +66,8 @@ Status ParseProfile(const YAML::Node& p, const std::string& src, const PolicyReg
       }
       const std::string name = s["plugin"].as<std::string>();
       if (!MakeScorePlugin(name))
-        return Status::Error(At(src, s["plugin"], "plugin") + "unknown score plugin '" + name + "'");
+        return Status::Error(At(src, s["plugin"], "plugin") + "unknown score plugin '" + name +
+                             "'");
       int64_t weight = 1;
       if (s["weight"]) {
         try {
@@ -112,7 +114,10 @@ Status LoadProfilesFromString(const std::string& text, const std::string& source
         return std::make_unique<FrameworkPlacement>(spec.name, "1", std::move(filters),
                                                     std::move(scores));
       };
-      reg->AddProfile({spec.name, "profile", "1", spec.description}, spec.queue, factory);
+      if (Status s =
+              reg->AddProfile({spec.name, "profile", "", spec.description}, spec.queue, factory);
+          !s.ok())
+        return Status::Error(source + ": " + s.message());
     }
   } catch (const YAML::Exception& e) {
     return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);

@@ -13,7 +13,7 @@ class RandomPlacement final : public PlacementPolicy {
  public:
   explicit RandomPlacement(uint64_t seed) : seed_(seed), rng_(seed, 0, kStream) {}
 
-  PolicyId id() const override { return {"random", "1"}; }
+  PolicyId id() const override { return {"random", "2"}; }
 
   // Each run starts the stream afresh, so reusing the policy repeats a run.
   void Init(const Workload&) override { rng_ = Rng(seed_, 0, kStream); }

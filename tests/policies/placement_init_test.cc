@@ -31,8 +31,9 @@ TEST(PlacementInit, EverySchedulerCallsIt) {
   Workload w;
   const Workload* seen = nullptr;
   PolicyRegistry reg = BuiltinPolicies();
-  reg.AddPlacement({"probe", "placement", "1", "test probe"},
-                   [&seen] { return std::make_unique<Probe>(&seen); });
+  ASSERT_TRUE(reg.AddPlacement({"probe", "placement", "", "test probe"},
+                               [&seen] { return std::make_unique<Probe>(&seen); })
+                  .ok());
   int queues = 0;
   for (const PolicyInfo& info : reg.List()) {
     if (info.kind != "queue") continue;

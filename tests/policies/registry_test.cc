@@ -27,14 +27,62 @@ TEST(Registry, BuiltinsListedWithVersions) {
                                            "placement:stranding-hybrid@1",
                                            "placement:tetris@1",
                                            "placement:topology-aware@1",
-                                           "placement:worst-fit@1", "queue:as-recorded@1",
+                                           "placement:worst-fit@1",
+                                           "queue:as-recorded@1",
                                            "queue:conservative-backfill@1",
-                                           "queue:drf@1", "queue:easy-backfill@1",
-                                           "queue:fifo@1", "queue:fifo-skip@1",
-                                           "queue:priority@1", "queue:priority-preempt@1",
-                                           "queue:sjf@1", "queue:sjf-oracle@1",
+                                           "queue:drf@1",
+                                           "queue:easy-backfill@1",
+                                           "queue:fifo@1",
+                                           "queue:fifo-skip@1",
+                                           "queue:priority@1",
+                                           "queue:priority-preempt@1",
+                                           "queue:sjf@1",
+                                           "queue:sjf-oracle@1",
                                            "queue:tiresias@1"};
   EXPECT_EQ(names, expect);
+}
+
+// An out-of-tree placement: a registry is open to code outside utilsim.
+class LastNode final : public PlacementPolicy {
+ public:
+  PolicyId id() const override { return {"last-node", "7"}; }
+  std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
+    return PlaceTasks(job, mask, c, [](const TaskDemand& d, ModelMask m, const ClusterState& s) {
+      for (int64_t n = static_cast<int64_t>(s.num_nodes()) - 1; n >= 0; --n)
+        if (s.CanHost(static_cast<NodeIndex>(n), d, m)) return n;
+      return int64_t{-1};
+    });
+  }
+};
+
+TEST(Registry, OpenToNewPoliciesVersionFromTheirIdDuplicatesRefused) {
+  PolicyRegistry reg = BuiltinPolicies();
+  // The version given is ignored: the listing and the results take id()'s.
+  ASSERT_TRUE(reg.AddPlacement({"last-node", "", "99", "the highest-indexed node that fits"},
+                               [] { return std::make_unique<LastNode>(); })
+                  .ok());
+  bool listed = false;
+  for (const PolicyInfo& p : reg.List())
+    if (p.name == "last-node") listed = p.version == "7" && p.kind == "placement";
+  EXPECT_TRUE(listed);
+  auto s = reg.Make("fifo-skip+last-node");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s.value()->placement_policy().version, "7");
+  // Every built-in's listed version is the one its scheduler records.
+  for (const PolicyInfo& p : BuiltinPolicies().List()) {
+    if (p.kind != "placement") continue;
+    auto made = BuiltinPolicies().Make("fifo+" + p.name);
+    ASSERT_TRUE(made.ok()) << p.name;
+    EXPECT_EQ(made.value()->placement_policy().version, p.version) << p.name;
+  }
+  // A second policy of the same name is an error naming it and its kind.
+  const Status dup =
+      reg.AddPlacement({"best-fit", "", "", "x"}, [] { return std::make_unique<LastNode>(); });
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.message(), "policy 'best-fit' is registered already (as a placement)");
+  EXPECT_EQ(
+      reg.AddPlacement({"", "", "", "x"}, [] { return std::make_unique<LastNode>(); }).message(),
+      "a policy needs a name");
 }
 
 TEST(Registry, MakesSchedulersFromNames) {

@@ -39,16 +39,27 @@ class PolicyRegistry {
   using BatchFactory = std::function<std::unique_ptr<Scheduler>(
       std::string label, std::unique_ptr<PlacementPolicy> placement)>;
 
-  void AddQueue(PolicyInfo info, QueueFactory f);
-  void AddPlacement(PolicyInfo info, PlacementFactory f);
-  void AddSeededPlacement(PolicyInfo info, SeededPlacementFactory f);
+  // What Add* does with a name that is registered already.
+  enum class OnDuplicate { kError, kReplace };
+
+  // Each Add* registers a policy under info.name. The version List() gives
+  // (and results record) is the policy's own id().version, read from an
+  // instance when listed: info.version is ignored, so a policy's version
+  // lives in one place, its id(). Errors: an empty name; a name registered
+  // already (unless kReplace: decorators re-register every placement).
+  Status AddQueue(PolicyInfo info, QueueFactory f, OnDuplicate dup = OnDuplicate::kError);
+  Status AddPlacement(PolicyInfo info, PlacementFactory f, OnDuplicate dup = OnDuplicate::kError);
+  Status AddSeededPlacement(PolicyInfo info, SeededPlacementFactory f,
+                            OnDuplicate dup = OnDuplicate::kError);
   // Listed with kind "queue"; used as QUEUE in QUEUE+PLACEMENT.
-  void AddBatch(PolicyInfo info, BatchFactory f);
+  Status AddBatch(PolicyInfo info, BatchFactory f, OnDuplicate dup = OnDuplicate::kError);
   // A profile: a named pair of a registered queue and a placement factory.
-  void AddProfile(PolicyInfo info, std::string queue, PlacementFactory f);
+  Status AddProfile(PolicyInfo info, std::string queue, PlacementFactory f,
+                    OnDuplicate dup = OnDuplicate::kError);
 
   bool Has(const std::string& name) const;
-  // All entries sorted by kind, then name.
+  // All entries sorted by kind, then name, with their versions (each
+  // policy built once to read its id()).
   std::vector<PolicyInfo> List() const;
   // Builds a scheduler for a policy name (forms above). Unknown names give an
   // error listing the known ones.
@@ -71,6 +82,8 @@ class PolicyRegistry {
       return seeded ? seeded(seed) : placement();
     }
   };
+  Status Insert(Entry e, OnDuplicate dup);
+  std::string VersionOf(const Entry& e) const;
   std::map<std::string, Entry> entries_;
 };
 
