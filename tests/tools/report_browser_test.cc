@@ -41,6 +41,8 @@ bool SkipBrowser() {
 
 #define REQUIRE_CHROMIUM()                                                             \
   do {                                                                                 \
+    if (Status built = CheckReportBuilt(); !built.ok())                                \
+      GTEST_SKIP() << "no report to open: " << built.message();                        \
     if (SkipBrowser()) GTEST_SKIP() << "UTILSIM_SKIP_BROWSER=1: browser test skipped"; \
     ASSERT_EQ(::access(ChromiumPath().c_str(), X_OK), 0)                               \
         << "headless Chromium not found at " << ChromiumPath()                         \

@@ -38,6 +38,14 @@ std::map<std::string, json> ChartSpecs(const std::string& html) {
   return out;
 }
 
+// A build without the report (UTILSIM_REPORT=OFF or no npm) has nothing to
+// check here: CheckReportBuilt's message is the reason for the skip, and
+// WithoutTheReportCommandsFailClearly checks that message instead.
+#define REQUIRE_REPORT()                                                                 \
+  do {                                                                                   \
+    if (Status built = CheckReportBuilt(); !built.ok()) GTEST_SKIP() << built.message(); \
+  } while (0)
+
 const json& Rows(const json& spec) { return spec["datasets"]["main"]; }
 
 Sample At(double t_s, double allocated, double busy, int64_t stranded) {
@@ -85,6 +93,7 @@ RunResult SmallRun(const std::string& label) {
 }
 
 TEST(Report, TimeSeriesAreMeansOfConsecutiveSamples) {
+  REQUIRE_REPORT();
   ReportOptions opt;
   opt.max_points = 2;
   const std::string html = BuildReportHtml({SmallRun("a")}, opt);
@@ -112,6 +121,7 @@ TEST(Report, TimeSeriesAreMeansOfConsecutiveSamples) {
 }
 
 TEST(Report, CdfsAreNearestRankQuantiles) {
+  REQUIRE_REPORT();
   RunResult r = SmallRun("q");
   r.jobs.clear();
   // 1,000 jobs waiting 0, 1, ..., 999 minutes; each runs 10 min.
@@ -144,6 +154,7 @@ TEST(Report, CdfsAreNearestRankQuantiles) {
 }
 
 TEST(Report, IdleCausesTenantsAndMetadata) {
+  REQUIRE_REPORT();
   RunResult b = SmallRun("b");
   b.summary.idle_unattributed_gpu_h = 7;
   const std::string html = BuildReportHtml({SmallRun("a"), b});
@@ -181,6 +192,7 @@ TEST(Report, IdleCausesTenantsAndMetadata) {
 }
 
 TEST(Report, FragmentationChartedWhereSampled) {
+  REQUIRE_REPORT();
   RunResult a = SmallRun("a");
   // Fragmentation sampled at the first three samples only (1500, 2500, 500
   // milli-GPU); the rest NaN (not recorded).
@@ -203,6 +215,7 @@ TEST(Report, FragmentationChartedWhereSampled) {
 }
 
 TEST(Report, DeterministicAndSelfContained) {
+  REQUIRE_REPORT();
   const std::vector<RunResult> runs = {SmallRun("a"), SmallRun("b")};
   const std::string html = BuildReportHtml(runs);
   EXPECT_EQ(html, BuildReportHtml(runs));
@@ -232,6 +245,7 @@ class ReportCli : public ::testing::Test {
 };
 
 TEST_F(ReportCli, CompareReportEqualsReportFromTheDatabase) {
+  REQUIRE_REPORT();
   const std::string db = dir_ + "/r.db";
   ASSERT_EQ(RunCli("compare --trace builtin:demo --jobs 400 --policies first-fit,best-fit --out " +
                        db + " --report " + dir_ + "/a.html",
@@ -252,6 +266,7 @@ TEST_F(ReportCli, CompareReportEqualsReportFromTheDatabase) {
 }
 
 TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
+  REQUIRE_REPORT();
   const std::string html = dir_ + "/out.html";
   auto fails = [&](const std::string& args, const std::string& message) {
     EXPECT_EQ(RunCli(args, &out_), 1) << args << "\n" << out_;
@@ -303,6 +318,33 @@ TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
   // Usage: the database and -o are required.
   EXPECT_EQ(RunCli("report " + good, &out_), 2) << out_;
   EXPECT_TRUE(Has(out_, "--out")) << out_;
+}
+
+TEST(Report, WithoutTheReportCommandsFailClearly) {
+  const Status built = CheckReportBuilt();
+  if (built.ok())
+    GTEST_SKIP() << "this build has the HTML report; this test is for builds without it "
+                    "(UTILSIM_REPORT=OFF, or no npm at build time)";
+  EXPECT_EQ(built.message().rfind("this utilsim was built without the HTML report (", 0), 0u)
+      << built.message();
+  EXPECT_TRUE(Has(built.message(), "); rebuild with ")) << built.message();
+  EXPECT_EQ(BuildReportHtml({SmallRun("a")}), "");
+  const std::string dir = testutil::TempDir();
+  EXPECT_EQ(WriteReport({SmallRun("a")}, dir + "/w.html").message(), built.message());
+  const std::string db = dir + "/r.db";
+  ASSERT_EQ(WriteResults({SmallRun("a")}, db).message(), "");
+  std::string out;
+  EXPECT_EQ(RunCli("report " + db + " -o " + dir + "/r.html", &out), 1) << out;
+  EXPECT_TRUE(Has(out, "utilsim: error: " + built.message())) << out;
+  // compare says so before it runs anything.
+  EXPECT_EQ(RunCli("compare --trace builtin:demo --jobs 50 --policies best-fit --report " + dir +
+                       "/c.html",
+                   &out),
+            1)
+      << out;
+  EXPECT_TRUE(Has(out, "utilsim: error: --report: " + built.message())) << out;
+  EXPECT_FALSE(Has(out, "workload:")) << out;
+  for (const char* f : {"/w.html", "/r.html", "/c.html"}) EXPECT_FALSE(fs::exists(dir + f)) << f;
 }
 
 TEST(Report, WriteReportRefusesNoRuns) {

@@ -392,6 +392,8 @@ TEST(SafeOutputCli, ReportRefusesToReplaceItsDatabase) {
       << out;
   EXPECT_EQ(Snap(db), before);
   EXPECT_EQ(Entries(dir), std::vector<std::string>{"r.db"});
+  if (Status built = CheckReportBuilt(); !built.ok())
+    GTEST_SKIP() << "the rest writes a report: " << built.message();
   // "-": the HTML on standard output, the message on stderr.
   EXPECT_EQ(RunStdout("report " + db + " -o -", &out), 0);
   EXPECT_EQ(out.rfind("<!doctype html>\n<html", 0), 0u) << out.substr(0, 200);

@@ -70,6 +70,8 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
       for (const auto& f : CsvExportPaths(o.csv_dir)) outs.push_back({"--csv", f});
     if (Status s = CheckDistinctOutputs(outs); !s.ok()) return s;
   }
+  if (!o.report.empty())
+    if (Status s = CheckReportBuilt(); !s.ok()) return Status::Error("--report: " + s.message());
   PolicyRegistry reg = BuiltinPolicies();
   if (!o.profiles.empty())
     if (Status s = LoadProfiles(o.profiles, &reg); !s.ok()) return s;

@@ -23,6 +23,16 @@ bool LooksLikeSqlite(const std::string& path) {
 
 }  // namespace
 
+Status CheckReportBuilt() {
+#ifdef UTILSIM_REPORT_MISSING
+  // Both set by tools/CMakeLists.txt when it generated no report_assets.cc.
+  return Status::Error("this utilsim was built without the HTML report (" UTILSIM_REPORT_MISSING
+                       "); rebuild with " UTILSIM_REPORT_REBUILD);
+#else
+  return Status::Ok();
+#endif
+}
+
 Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
                    const ReportOptions& opt, const OutputGuard& guard) {
   OutputGuard g = guard;
@@ -30,6 +40,8 @@ Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
   if (Status s = CheckOutput(path, g); !s.ok()) return s;
   const std::string name = (g.option.empty() ? "" : g.option + ": ") + path;
   if (runs.empty()) return Status::Error(name + ": no runs to report");
+  if (Status s = CheckReportBuilt(); !s.ok())
+    return Status::Error((g.option.empty() ? "" : g.option + ": ") + s.message());
   const std::string html = BuildReportHtml(runs, opt);
   if (path == "-") {
     std::cout.write(html.data(), static_cast<std::streamsize>(html.size()));
@@ -50,6 +62,7 @@ Status ReportFromDatabase(const std::string& db, const std::string& html, const 
   OutputGuard g = guard;
   g.inputs.push_back({"the results database", db});
   if (Status s = CheckOutput(html, g); !s.ok()) return s;
+  if (Status s = CheckReportBuilt(); !s.ok()) return s;
   std::error_code ec;
   if (std::filesystem::is_regular_file(db, ec) && !LooksLikeSqlite(db))
     return Status::Error(db +

@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "report_assets.h"
@@ -23,6 +24,16 @@ using report::Fixed;
 using report::HtmlEscape;
 
 std::string Pct(double x) { return Fixed(x, 1) + " %"; }
+
+// The charting libraries to inline: none in a build without the report
+// (CheckReportBuilt; report_assets.cc was not generated).
+std::span<const report::JsLibrary> Libraries() {
+#ifdef UTILSIM_REPORT_MISSING
+  return {};
+#else
+  return report::ChartLibraries();
+#endif
+}
 
 void ChartBlock(std::ostream& os, const report::Chart& c) {
   os << "<h3>" << HtmlEscape(c.title) << "</h3>\n";
@@ -219,6 +230,7 @@ void MetadataTable(std::ostream& os, const std::vector<RunResult>& runs) {
 }  // namespace
 
 std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOptions& opt_in) {
+  if (!CheckReportBuilt().ok()) return "";
   ReportOptions opt = opt_in;
   opt.max_points = std::max<size_t>(opt.max_points, 1);
   opt.max_quantiles = std::max<size_t>(opt.max_quantiles, 1);
@@ -235,7 +247,7 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
      << "\">\n<title>utilsim report: " << HtmlEscape(first.workload_source) << "</title>\n"
      << "<style>" << report::kPageStyle << "</style>\n"
      << "<script>" << report::kErrorHookJs << "</script>\n";
-  for (const auto& lib : report::ChartLibraries())
+  for (const auto& lib : Libraries())
     os << "<script>/* " << lib.name << " " << lib.version << " */\n"
        << report::ScriptSafeJs(lib.code) << "\n</script>\n";
   os << "</head>\n<body>\n<h1>utilsim report</h1>\n<p class=\"sub\">Workload "
@@ -326,7 +338,7 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
      << Count(static_cast<int64_t>(opt.max_quantiles))
      << " nearest-rank quantiles. Deterministic: the same results give the same file.</li>\n"
      << "<li>Charts drawn in the page by";
-  for (const auto& lib : report::ChartLibraries())
+  for (const auto& lib : Libraries())
     os << " " << lib.name << " " << lib.version << (lib.name == "vega-embed" ? "" : ",");
   os << " (inlined; the file needs no network).</li>\n</ul>\n"
      << "<pre id=\"report-check\" hidden></pre>\n";

@@ -31,6 +31,14 @@ struct ReportOptions {
   size_t max_tenants = 50;
 };
 
+// Ok when this utilsim was built with the HTML report. A build without npm
+// (or configured with UTILSIM_REPORT=OFF) has no charting libraries to inline;
+// then this is the error "this utilsim was built without the HTML report (npm
+// missing at build time); rebuild with npm" (the parenthesis and the advice
+// name what the build lacked), BuildReportHtml returns "", and WriteReport and
+// ReportFromDatabase return this error once their output path is checked.
+Status CheckReportBuilt();
+
 // The report of `runs` as HTML text. Deterministic: the same runs and options
 // give the same bytes (no timestamps, no paths). Runs without samples or
 // without finished jobs still get their (empty) charts, with a note.
@@ -46,16 +54,17 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
 // (e.g. "<path>: directory <dir> does not exist", "<path>: is a directory
 // (not a regular file); refusing to replace it"), "<path>: cannot write:
 // <reason>", or a failed flush/rename. An empty `runs` is an error ("no runs
-// to report").
+// to report"), then a build without the report (CheckReportBuilt, its message
+// after guard.option).
 Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
                    const ReportOptions& opt = {}, const OutputGuard& guard = {});
 
 // Reads the results database `db` (ReadResults) and writes its report to
 // `html`, which may not be `db` itself (it is added to guard.inputs as "the
 // results database"). The output path is checked before the database is
-// read. Errors, in addition to WriteReport's: "<db>: no such file", "<db>: not
-// a SQLite file ...", "<db>: not a utilsim results database", "<db>: schema
-// version X, expected 2 ...", "<db>: holds no runs".
+// read, then CheckReportBuilt. Errors, in addition to WriteReport's: "<db>:
+// no such file", "<db>: not a SQLite file ...", "<db>: not a utilsim results
+// database", "<db>: schema version X, expected 2 ...", "<db>: holds no runs".
 Status ReportFromDatabase(const std::string& db, const std::string& html,
                           const ReportOptions& opt = {}, const OutputGuard& guard = {});
 
