@@ -1,29 +1,45 @@
 # Thin wrapper over CMake. `make demo` and `make test` each install what is
 # missing, build, and run. BUILD and JOBS may be overridden.
+#
+# `make demo` installs only the build set of tools/install-deps.sh and builds
+# only the utilsim binary, configured with the tests off (so GoogleTest is not
+# needed). `make test` (and `build`, `bench`) installs the test set too and
+# configures the same build folder with the tests on: switching costs one
+# CMake re-run, nothing already compiled is rebuilt.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 UTILSIM_TRACES ?= $(CURDIR)/../shared/traces
 export UTILSIM_TRACES
+CMAKE_CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build demo test bench clean format
+.PHONY: all deps deps-build configure configure-demo build demo test bench clean format
 
 all: build
 
+deps-build:
+	@bash tools/install-deps.sh build
+
 deps:
-	@bash tools/install-deps.sh
+	@bash tools/install-deps.sh test
+
+configure-demo: deps-build
+	@$(CMAKE_CONFIGURE) -DUTILSIM_TESTS=OFF > $(BUILD).configure.log 2>&1 || \
+	  (cat $(BUILD).configure.log; exit 1)
 
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > $(BUILD).configure.log 2>&1 || \
+	@$(CMAKE_CONFIGURE) -DUTILSIM_TESTS=ON > $(BUILD).configure.log 2>&1 || \
 	  (cat $(BUILD).configure.log; exit 1)
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
-demo: build
+demo: configure-demo
+	@cmake --build $(BUILD) -j $(JOBS) --target utilsim -- --no-print-directory
 	@mkdir -p out
 	@./$(BUILD)/tools/utilsim demo --out out/demo.db
 
 # FUZZ_SECONDS: time per reader for the bounded fuzz run (0 skips it).
+# UTILSIM_DOCS_SLOW=1 also runs the docs' `example slow` blocks (tests/docs).
 FUZZ_SECONDS ?= 10
 
 test: build

@@ -1,17 +1,42 @@
 #!/usr/bin/env bash
-# Installs the Debian packages utilsim needs to build and test, only those
-# missing. Safe to run repeatedly; does nothing (and needs no network) when
-# everything is present. Called by `make demo`, `make test` and `make bench`.
+# Installs the Debian packages utilsim needs, only those missing. Safe to run
+# repeatedly; does nothing (and needs no network) when everything is present.
+#
+#   tools/install-deps.sh build   what building and running the utilsim binary
+#                                 needs (`make demo`)
+#   tools/install-deps.sh test    that plus what the tests, fuzzers and
+#                                 benchmarks need (`make test`, `make bench`;
+#                                 the default)
+#   tools/install-deps.sh --list build|test   print the set, install nothing
 set -euo pipefail
 
-PKGS=(
-  g++ cmake make pkg-config
+# Compiler, CMake and the libraries the binary links. npm (below) is a build
+# dependency too: the HTML report's charting libraries are fetched by `npm ci`
+# at build time and compiled into the binary (docs/report.md).
+BUILD_PKGS=(
+  g++ cmake make
   libboost-graph-dev libyaml-cpp-dev libsqlite3-dev libeigen3-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev
+  nodejs
+)
+# pkg-config (the install test), GoogleTest (unit tests), clang's libFuzzer (tests/fuzz), Chromium and a font
+# (the report's browser test), python3 and the sqlite3 shell (the docs test,
+# tests/docs), GNU time (tests/bench).
+TEST_PKGS=(
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
-  nodejs chromium fonts-dejavu-core time
+  chromium fonts-dejavu-core
+  python3 sqlite3 time pkg-config
 )
+
+list=0
+if [ "${1:-}" = "--list" ]; then list=1; shift; fi
+case "${1:-test}" in
+  build) PKGS=("${BUILD_PKGS[@]}") ;;
+  test) PKGS=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
+  *) echo "usage: $0 [--list] [build|test]" >&2; exit 2 ;;
+esac
+if [ $list -eq 1 ]; then echo "${PKGS[*]} npm"; exit 0; fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -19,8 +44,7 @@ for p in "${PKGS[@]}"; do
     missing+=("$p")
   fi
 done
-# npm fetches the report's charting libraries at build time (docs/report.md).
-# Debian ships it as the package npm; a Node.js from elsewhere (e.g. NodeSource)
+# Debian ships npm as the package npm; a Node.js from elsewhere (e.g. NodeSource)
 # bundles it and conflicts with that package, so install it only when absent.
 if ! command -v npm >/dev/null; then missing+=(npm); fi
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -7,7 +7,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SECS=${1:-${UTILSIM_FUZZ_SECONDS:-10}}
 BUILD="$ROOT/build-fuzz"
 if ! command -v clang++ >/dev/null; then
-  echo "fuzz: clang++ not found (tools/install-deps.sh installs it)" >&2
+  echo "fuzz: clang++ not found (tools/install-deps.sh test installs it)" >&2
   exit 1
 fi
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

@@ -46,7 +46,7 @@ bool SkipBrowser() {
     if (SkipBrowser()) GTEST_SKIP() << "UTILSIM_SKIP_BROWSER=1: browser test skipped"; \
     ASSERT_EQ(::access(ChromiumPath().c_str(), X_OK), 0)                               \
         << "headless Chromium not found at " << ChromiumPath()                         \
-        << ": install Debian's chromium (bash tools/install-deps.sh does), or set "    \
+        << ": install Debian's chromium (tools/install-deps.sh test), or set "         \
            "UTILSIM_CHROMIUM to its path; UTILSIM_SKIP_BROWSER=1 skips this test";     \
   } while (0)
 

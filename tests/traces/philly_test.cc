@@ -242,6 +242,12 @@ TEST(PhillyErrors, JsonNamesLineOfTheKey) {
   p = WriteFile(dir + "/j.json", "[\n {\"jobid\": \"a\",\n  }\n]\n");
   const std::string msg = ReadPhillyJobs(p).status().message();
   EXPECT_EQ(msg.rfind(p + ":3: JSON error: ", 0), 0u) << msg;
+  // A number too large for a double is an error, not an exception (found by
+  // tests/fuzz: nlohmann's out_of_range.406 is not a parse_error).
+  p = WriteFile(dir + "/j.json", "[{\"runtime_min\": 1" + std::string(400, '0') + "}]\n");
+  const std::string big = ReadPhillyJobs(p).status().message();
+  EXPECT_EQ(big.rfind(p + ": JSON error: ", 0), 0u) << big;
+  EXPECT_NE(big.find("number overflow"), std::string::npos) << big;
 }
 
 }  // namespace

@@ -107,6 +107,9 @@ TEST(TelemetryPromJson, Errors) {
   EXPECT_EQ(ErrorOf(R"({"status":"error","errorType":"bad_data","error":"parse error"})"),
             ": query failed: bad_data: parse error");
   EXPECT_EQ(ErrorOf("{\"status\":\"success\",\n\"data\": [1,}").rfind(":2: invalid JSON (", 0), 0u);
+  // A number beyond double range is an error, not an exception (out_of_range.406).
+  EXPECT_EQ(ErrorOf("{\"status\": 1" + std::string(400, '0') + "}").rfind(": invalid JSON (", 0),
+            0u);
   EXPECT_EQ(ErrorOf(R"({"status":"success","data":{"resultType":"scalar","result":[]}})"),
             ": field 'data.resultType': expected \"matrix\" or \"vector\", got 'scalar'");
   EXPECT_EQ(ErrorOf(R"({"status":"success","data":{"resultType":"matrix","result":[

@@ -206,28 +206,30 @@ Result<traces::TraceData> ReadTrace(const std::string& format,
   return Status::Error("--format: unknown trace format '" + format + "' (known: " + known + ")");
 }
 
-Result<std::string> DetectTelemetryFormat(const std::vector<std::string>& paths) {
-  if (paths.empty()) return Status::Error("--telemetry: no file given");
+Result<std::string> DetectTelemetryFormat(const std::vector<std::string>& paths,
+                                          const std::string& option) {
+  if (paths.empty()) return Status::Error(option + ": no file given");
   const std::string& p = paths.front();
-  if (!fs::exists(p)) return Status::Error("--telemetry: " + p + ": no such file");
+  if (!fs::exists(p)) return Status::Error(option + ": " + p + ": no such file");
   if (EndsWith(p, ".prom") || EndsWith(p, ".prom.gz") || fs::is_directory(p))
     return std::string("dcgm-exporter");
   if (EndsWith(p, ".json")) return std::string("prom-json");
   auto h = Header(p);
-  if (!h.ok()) return Status::Error("--telemetry: " + h.status().message());
+  if (!h.ok()) return Status::Error(option + ": " + h.status().message());
   for (const auto& c : h.value()) {
     if (c.rfind("utilization.gpu", 0) == 0) return std::string("nvidia-smi");
     if (c == "EntityId") return std::string("dcgm-csv");
-    if (c == "pod_name" || c == "pod") return std::string("genai");
   }
+  if (traces::LooksLikeGenAiPodSeries(h.value())) return std::string("genai");
   if (traces::LooksLikePhillyWindow(h.value())) return std::string("philly-windows");
-  return Status::Error("--telemetry: " + p + ": format not recognised (use --telemetry-format)");
+  return Status::Error(option + ": " + p + ": format not recognised from its header (use " +
+                       option + "-format; `utilsim formats`)");
 }
 
 Result<traces::TelemetryData> ReadTelemetry(const std::string& format,
                                             const std::vector<std::string>& paths,
-                                            const Workload& jobs) {
-  if (paths.empty()) return Status::Error("--telemetry: no file given");
+                                            const Workload& jobs, const std::string& option) {
+  if (paths.empty()) return Status::Error(option + ": no file given");
   const std::string& p = paths.front();
   traces::TelemetryOptions o;
   if (format == "dcgm-exporter") {
@@ -245,7 +247,7 @@ Result<traces::TelemetryData> ReadTelemetry(const std::string& format,
   if (format == "philly-windows") return traces::ReadPhillyWindows(p, jobs);
   std::string known;
   for (const auto& [n, d] : TelemetryFormatList()) known += (known.empty() ? "" : ", ") + n;
-  return Status::Error("--telemetry-format: unknown telemetry format '" + format + "' (known: " +
+  return Status::Error(option + "-format: unknown telemetry format '" + format + "' (known: " +
                        known + ")");
 }
 

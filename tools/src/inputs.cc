@@ -137,11 +137,11 @@ Result<Inputs> LoadInputs(const InputOptions& opt) {
     const auto lpaths = SplitPaths(opt.util_library);
     std::string fmt = opt.util_library_format;
     if (fmt.empty()) {
-      auto f = DetectTelemetryFormat(lpaths);
-      if (!f.ok()) return Status::Error("--util-library: " + f.status().message());
+      auto f = DetectTelemetryFormat(lpaths, "--util-library");
+      if (!f.ok()) return f.status();
       fmt = f.value();
     }
-    auto t = ReadTelemetry(fmt, lpaths, in.workload);
+    auto t = ReadTelemetry(fmt, lpaths, in.workload, "--util-library");
     if (!t.ok()) return t.status();
     ProfileLibrary lib = LibraryFromTelemetry(t.value(), opt.util_library + " (" + fmt + ")");
     if (lib.size() == 0)

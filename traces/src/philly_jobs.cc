@@ -207,6 +207,8 @@ Result<TraceData> ReadPhillyJobs(const std::string& path, const PhillyOptions& o
     const auto upto = std::min(text.size(), static_cast<size_t>(e.byte));
     const int64_t line = 1 + std::count(text.begin(), text.begin() + upto, '\n');
     return Status::Error(path + ":" + std::to_string(line) + ": JSON error: " + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond double (out_of_range.406)
+    return Status::Error(path + ": JSON error: " + e.what());
   }
   if (!doc.is_array()) return Status::Error(path + ":1: expected a JSON array of jobs");
   const std::vector<ElementLines> lines = ScanLines(text);

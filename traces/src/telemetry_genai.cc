@@ -1,5 +1,6 @@
 // Alibaba cluster-trace-v2026-GenAI per-pod GPU series (telemetry.h,
 // reader 5).
+#include "row_helpers.h"
 #include "telemetry_common.h"
 #include "utilsim/traces/csv.h"
 
@@ -75,6 +76,10 @@ Result<TelemetryData> ReadGenAiPodUtil(const std::string& duty_path, const std::
       "constant)");
   out.notes.push_back("signal: GPU duty cycle = NVML GPU utilization (time a kernel ran)");
   return out;
+}
+
+bool LooksLikeGenAiPodSeries(const std::vector<std::string>& header) {
+  return internal::HeaderHas(header, {"value", "timestamp_anon", "container_ip"});
 }
 
 }  // namespace utilsim::traces

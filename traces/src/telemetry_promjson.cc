@@ -109,6 +109,8 @@ struct Reader {
       const size_t at = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
       const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(at), '\n');
       return Status::Error(file + ":" + std::to_string(line) + ": invalid JSON (" + e.what() + ")");
+    } catch (const json::exception& e) {  // e.g. a number beyond double (out_of_range.406)
+      return Status::Error(file + ": invalid JSON (" + std::string(e.what()) + ")");
     }
     if (!j.is_object() || !j.contains("status")) {
       return FieldError(file, "status", "a Prometheus API response with \"status\"", j);

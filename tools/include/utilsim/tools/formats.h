@@ -34,11 +34,18 @@ Result<traces::TraceData> ReadTrace(const std::string& format,
                                     const std::vector<std::string>& paths,
                                     const ReaderOptions& opt);
 
-Result<std::string> DetectTelemetryFormat(const std::vector<std::string>& paths);
-// `jobs` is needed by formats keyed to a job list (philly-windows).
+// The telemetry format of `paths`: .prom/.json names and folders by name,
+// CSVs by their header columns. `option` is the command-line option the
+// paths came from ("--telemetry" or "--util-library"); errors start with it
+// and point to its "<option>-format".
+Result<std::string> DetectTelemetryFormat(const std::vector<std::string>& paths,
+                                          const std::string& option = "--telemetry");
+// `jobs` is needed by formats keyed to a job list (philly-windows). `option`
+// as for DetectTelemetryFormat.
 Result<traces::TelemetryData> ReadTelemetry(const std::string& format,
                                             const std::vector<std::string>& paths,
-                                            const Workload& jobs);
+                                            const Workload& jobs,
+                                            const std::string& option = "--telemetry");
 
 // Splits "a,b,c" into paths (no empty parts).
 std::vector<std::string> SplitPaths(const std::string& list);

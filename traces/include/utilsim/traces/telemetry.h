@@ -150,5 +150,10 @@ Result<TelemetryData> ReadDcgmFieldCsv(const std::string& path,
 // the trace's anonymised clock (seconds, shifted by an unknown constant).
 Result<TelemetryData> ReadGenAiPodUtil(const std::string& duty_path, const std::string& memory_path,
                                        const TelemetryOptions& options = {});
+// True when a header holds the three columns of a GenAI per-pod series
+// (value, timestamp_anon, container_ip, in any order; names trimmed). The
+// duty-cycle and GPU-memory files share them: which one a file is, only its
+// position in the list says.
+bool LooksLikeGenAiPodSeries(const std::vector<std::string>& header);
 
 }  // namespace utilsim::traces
