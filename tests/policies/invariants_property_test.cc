@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "random_mix.h"
 #include "utilsim/engine/mig_progress.h"
 #include "utilsim/engine/rng.h"
 #include "utilsim/engine/sharing_progress.h"
@@ -35,13 +36,7 @@
 namespace utilsim {
 namespace {
 
-ClusterSpec ThreeNodes() {
-  ClusterSpec c;
-  c.name = "three";
-  c.models = {{"G", 0, 1.0}};
-  c.groups = {{"n", 3, "G", 4, 32000, 256LL << 30, 0}};
-  return c;
-}
+using mix::ThreeNodes;
 
 // `series`: some jobs get a utilization series; `kills`: some jobs a
 // walltime limit below their runtime.

@@ -14,13 +14,7 @@
 namespace utilsim {
 namespace {
 
-ClusterSpec ThreeNodes() {
-  ClusterSpec c;
-  c.name = "three";
-  c.models = {{"G", 0, 1.0}};
-  c.groups = {{"n", 3, "G", 4, 32000, 256LL << 30, 0}};
-  return c;
-}
+using mix::ThreeNodes;
 
 Job Gpus(int gpus) {
   Job j;

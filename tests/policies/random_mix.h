@@ -47,11 +47,17 @@ inline int64_t& Preemptions() {
   return n;
 }
 
-inline std::vector<int64_t> Finishes(Scheduler& s, const Workload& w) {
+// Three nodes of 4 GPUs, 32 cores and 256 GiB: n-0, n-1, n-2.
+inline ClusterSpec ThreeNodes() {
   ClusterSpec c;
   c.name = "three";
   c.models = {{"G", 0, 1.0}};
   c.groups = {{"n", 3, "G", 4, 32000, 256LL << 30, 0}};
+  return c;
+}
+
+inline std::vector<int64_t> Finishes(Scheduler& s, const Workload& w) {
+  const ClusterSpec c = ThreeNodes();
   SimConfig cfg;
   cfg.restart_cost = Seconds(7);
   auto r = Simulate(c, w, s, cfg);
