@@ -19,14 +19,14 @@ BUILD_PKGS=(
   libcli11-dev nlohmann-json3-dev zlib1g-dev
   nodejs
 )
-# pkg-config (the install test), GoogleTest (unit tests), clang's libFuzzer (tests/fuzz), Chromium and a font
+# clang-format (make test checks the formatting), pkg-config (the install test), GoogleTest (unit tests), clang's libFuzzer (tests/fuzz), Chromium and a font
 # (the report's browser test), python3 and the sqlite3 shell (the docs test,
 # tests/docs), GNU time (tests/bench).
 TEST_PKGS=(
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
   chromium fonts-dejavu-core
-  python3 sqlite3 time pkg-config
+  python3 sqlite3 time pkg-config clang-format
 )
 
 list=0

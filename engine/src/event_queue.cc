@@ -6,11 +6,16 @@ namespace utilsim {
 
 const char* PhaseName(Phase p) {
   switch (p) {
-    case Phase::kClusterChange: return "cluster";
-    case Phase::kFinish: return "finish";
-    case Phase::kArrival: return "arrival";
-    case Phase::kPass: return "pass";
-    case Phase::kSample: return "sample";
+    case Phase::kClusterChange:
+      return "cluster";
+    case Phase::kFinish:
+      return "finish";
+    case Phase::kArrival:
+      return "arrival";
+    case Phase::kPass:
+      return "pass";
+    case Phase::kSample:
+      return "sample";
   }
   return "?";
 }

@@ -7,11 +7,16 @@ namespace utilsim {
 
 const char* UtilSignalName(UtilSignal s) {
   switch (s) {
-    case UtilSignal::kGpuUtil: return "gpu_util";
-    case UtilSignal::kSmActive: return "sm_active";
-    case UtilSignal::kGrEngineActive: return "gr_engine_active";
-    case UtilSignal::kSynthetic: return "synthetic";
-    case UtilSignal::kUnknown: break;
+    case UtilSignal::kGpuUtil:
+      return "gpu_util";
+    case UtilSignal::kSmActive:
+      return "sm_active";
+    case UtilSignal::kGrEngineActive:
+      return "gr_engine_active";
+    case UtilSignal::kSynthetic:
+      return "synthetic";
+    case UtilSignal::kUnknown:
+      break;
   }
   return "unknown";
 }

@@ -1,10 +1,10 @@
 #include "utilsim/engine/topology.h"
 
 #include <algorithm>
+#include <bit>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/connected_components.hpp>
-#include <bit>
 #include <cmath>
 #include <map>
 
@@ -89,7 +89,8 @@ Result<Topology> Topology::Build(const ClusterSpec& spec) {
   std::map<std::string, int32_t> switch_index;
   for (const SwitchSpec& s : l.switches) {
     if (!(s.oversubscription >= 1) || !std::isfinite(s.oversubscription))
-      return Status::Error(Where(s.where) + "switch '" + s.name + "': oversubscription must be >= 1");
+      return Status::Error(Where(s.where) + "switch '" + s.name +
+                           "': oversubscription must be >= 1");
     if (!switch_index.emplace(s.name, int32_t(switch_index.size())).second)
       return Status::Error(Where(s.where) + "switch '" + s.name + "' is listed twice");
     topo.switch_names_.push_back(s.name);
@@ -133,7 +134,8 @@ Result<Topology> Topology::Build(const ClusterSpec& spec) {
     if (!rack_seen.emplace(rs.name, 0).second)
       return Status::Error(Where(rs.where) + "rack '" + rs.name + "' is listed twice");
     if (!(rs.oversubscription >= 1) || !std::isfinite(rs.oversubscription))
-      return Status::Error(Where(rs.where) + "rack '" + rs.name + "': oversubscription must be >= 1");
+      return Status::Error(Where(rs.where) + "rack '" + rs.name +
+                           "': oversubscription must be >= 1");
     int32_t parent = root;
     if (!rs.parent.empty()) {
       auto it = switch_index.find(rs.parent);
@@ -196,10 +198,9 @@ Result<Topology> Topology::Build(const ClusterSpec& spec) {
   }
   // Switch depths from the root, by breadth-first search over the graph.
   std::vector<size_t> dist(boost::num_vertices(g), 0);
-  boost::breadth_first_search(
-      g, size_t(root),
-      boost::visitor(boost::make_bfs_visitor(
-          boost::record_distances(dist.data(), boost::on_tree_edge()))));
+  boost::breadth_first_search(g, size_t(root),
+                              boost::visitor(boost::make_bfs_visitor(
+                                  boost::record_distances(dist.data(), boost::on_tree_edge()))));
   topo.switch_depth_.resize(n_sw);
   for (size_t s = 0; s < n_sw; ++s) topo.switch_depth_[s] = int32_t(dist[s]);
   topo.vertices_ = boost::num_vertices(g);

@@ -146,7 +146,6 @@ class EasyBackfill final : public SubmitOrderScheduler {
     }
     return true;
   }
-
 };
 
 // Conservative backfilling; the contract is in backfill.h.
@@ -198,7 +197,8 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
         if (Micros next = MayFit(need, t, est, &win); next != t) {
           // No candidate before `next` can fit: skip to it.
           k = static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), next) -
-                                  times_.begin()) - 1;
+                                  times_.begin()) -
+              1;
           continue;
         }
         auto f = failed_.find({shape, t});
@@ -329,9 +329,8 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     }
     by_end_.resize(running_.size());
     for (uint32_t i = 0; i < by_end_.size(); ++i) by_end_[i] = i;
-    std::sort(by_end_.begin(), by_end_.end(), [&](uint32_t a, uint32_t b) {
-      return running_[a].end < running_[b].end;
-    });
+    std::sort(by_end_.begin(), by_end_.end(),
+              [&](uint32_t a, uint32_t b) { return running_[a].end < running_[b].end; });
     std::sort(times_.begin(), times_.end());
     times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
     // The profile: everything running from now, less each job at its end.
@@ -339,7 +338,8 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
               [](const Segment& a, const Segment& b) { return a.start < b.start; });
     profile_.assign(1, Segment{now, all});
     for (const Segment& e : ends_) {
-      if (profile_.back().start != e.start) profile_.push_back(Segment{e.start, profile_.back().used});
+      if (profile_.back().start != e.start)
+        profile_.push_back(Segment{e.start, profile_.back().used});
       profile_.back().used.Add(e.used, -1);
     }
   }
@@ -538,7 +538,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
   ConservativeBackfillOptions options_;
   // Per-pass state, kept as members so their buffers are reused.
   PassContext* ctx_ = nullptr;
-  std::vector<Held> running_;  // including jobs started this pass
+  std::vector<Held> running_;     // including jobs started this pass
   std::vector<uint32_t> by_end_;  // running_ ids by estimated end
   size_t released_ = 0;           // by_end_[0, released_) are released on the cluster
   std::vector<Reservation> reservations_;

@@ -305,7 +305,7 @@ class CoResourceScheduler final : public Scheduler {
     auto fits_now = [&](JobIndex j, const TaskDemand& d) {
       const int32_t tasks = shaped_.jobs[j].tasks;
       const ModelMask mask = ctx.mask(j);
-      const JobShape key{tasks,       d.gpus,          d.gpu_milli,     d.cpu_milli,
+      const JobShape key{tasks,       d.gpus,          d.gpu_milli,   d.cpu_milli,
                          d.mem_bytes, d.gpu_mem_bytes, d.mig_profile, mask};
       auto [it, fresh] = fits.emplace(key, false);
       if (fresh) it->second = Fits(d, tasks, mask, c);

@@ -146,8 +146,7 @@ class Fgd final : public PlacementPolicy {
           // bucket, so a lower index) scores the same and loses the tie.
           if (SeenState(info.model, w, fc, fm)) return true;
           const int64_t delta =
-              meter_->ScaledWholeGpus(info, w - d.gpus, fc - d.cpu_milli, fm - d.mem_bytes) -
-              e.f;
+              meter_->ScaledWholeGpus(info, w - d.gpus, fc - d.cpu_milli, fm - d.mem_bytes) - e.f;
           if (delta < best_delta || (delta == best_delta && n < best.node)) {
             best = {n, 0};
             best_delta = delta;
@@ -242,8 +241,8 @@ class Fgd final : public PlacementPolicy {
     int64_t cpu = 0, mem = 0, f = 0, per_gpu = 0;
   };
   // (per_gpu = f / whole, exact: f is a multiple of 1000 x whole.)
-  const WholeEntry& BeforeWhole(const ClusterState& c, NodeIndex n, const NodeInfo& info,
-                                int32_t w, int64_t cpu, int64_t mem) {
+  const WholeEntry& BeforeWhole(const ClusterState& c, NodeIndex n, const NodeInfo& info, int32_t w,
+                                int64_t cpu, int64_t mem) {
     if (whole_cache_.size() != c.num_nodes()) whole_cache_.assign(c.num_nodes(), WholeEntry{});
     WholeEntry& e = whole_cache_[n];
     if (e.model == info.model && e.whole == w && e.cpu == cpu && e.mem == mem) return e;

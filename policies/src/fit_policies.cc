@@ -110,16 +110,21 @@ class FitPolicy final : public PlacementPolicy {
 
   PolicyId id() const override {
     switch (kind_) {
-      case Kind::kFirst: return {"first-fit", "1"};
-      case Kind::kBest: return {"best-fit", "1"};
-      case Kind::kWorst: return {"worst-fit", "1"};
+      case Kind::kFirst:
+        return {"first-fit", "1"};
+      case Kind::kBest:
+        return {"best-fit", "1"};
+      case Kind::kWorst:
+        return {"worst-fit", "1"};
     }
     return {};
   }
 
   std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
-    return PlaceTasks(job, mask, c, [this](const TaskDemand& d, ModelMask m,
-                                           const ClusterState& s) { return Choose(d, m, s); });
+    return PlaceTasks(job, mask, c,
+                      [this](const TaskDemand& d, ModelMask m, const ClusterState& s) {
+                        return Choose(d, m, s);
+                      });
   }
 
  private:

@@ -91,8 +91,8 @@ std::unique_ptr<ScorePlugin> MakeScorePlugin(const std::string& name) {
 
 std::vector<std::string> FilterPluginNames() { return {"resources-fit", "gpu-model"}; }
 std::vector<std::string> ScorePluginNames() {
-  return {"gpu-least-leftover", "gpu-most-leftover", "cpu-least-leftover", "cpu-most-leftover",
-          "share-tightest", "gang-locality"};
+  return {"gpu-least-leftover", "gpu-most-leftover", "cpu-least-leftover",
+          "cpu-most-leftover",  "share-tightest",    "gang-locality"};
 }
 
 FrameworkPlacement::FrameworkPlacement(std::string name, std::string version,
@@ -145,8 +145,9 @@ std::optional<Placement> FrameworkPlacement::Place(const Job& job, ModelMask mas
     if (!ok) return std::nullopt;
     return p;
   }
-  return PlaceTasks(job, mask, c, [this](const TaskDemand& d, ModelMask m,
-                                         const ClusterState& s) { return Choose(d, m, s); });
+  return PlaceTasks(job, mask, c, [this](const TaskDemand& d, ModelMask m, const ClusterState& s) {
+    return Choose(d, m, s);
+  });
 }
 
 }  // namespace utilsim

@@ -41,8 +41,8 @@ size_t CollectFits(const ClusterState& c, const TaskDemand& d, ModelMask mask, i
   const int64_t cpu = d.cpu_milli, mem = d.mem_bytes;
   // Appends n to o (advancing len when it fits); returns the next member.
   auto step = [&](NodeIndex n, NodeIndex* o, size_t& len) {
-    const bool fits = share ? CandidateFits(c, d, mask, k, n)
-                            : ((c.free_cpu(n) >= cpu) & (c.free_mem(n) >= mem));
+    const bool fits =
+        share ? CandidateFits(c, d, mask, k, n) : ((c.free_cpu(n) >= cpu) & (c.free_mem(n) >= mem));
     o[len] = n;
     len += fits ? 1 : 0;
     return nodes.Next(n + 1);

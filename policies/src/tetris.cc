@@ -165,8 +165,7 @@ class Tetris final : public PlacementPolicy {
             NodeIndex stop = stop_at();
             auto score = [&](NodeIndex n) {  // n passes CandidateFits
               const int64_t fc = c.free_cpu(n), fm = c.free_mem(n);
-              const double approx =
-                  static_cast<double>(fc) * rc + static_cast<double>(fm) * rm + g;
+              const double approx = static_cast<double>(fc) * rc + static_cast<double>(fm) * rm + g;
               if (approx < threshold) return;
               take(n, ScoreAt(a, fc, fm, gpu));
               stop = stop_at();

@@ -18,8 +18,7 @@
 
 namespace {
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 double PeakRssMiB() {
   rusage u{};
@@ -33,11 +32,16 @@ int main(int argc, char** argv) {
   int64_t jobs = -1;
   bool shared_storage = false;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--policy")) policy = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--out")) out = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--jobs")) jobs = std::stoll(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--shared-storage")) shared_storage = !std::strcmp(argv[i + 1], "1");
+    if (!std::strcmp(argv[i], "--policy"))
+      policy = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--out"))
+      out = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--jobs"))
+      jobs = std::stoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--model"))
+      model = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--shared-storage"))
+      shared_storage = !std::strcmp(argv[i + 1], "1");
   }
   using namespace utilsim;
   SyntheticParams p = BenchParams();
@@ -86,12 +90,14 @@ int main(int argc, char** argv) {
   const double t3 = Now();
   const double events = static_cast<double>(r.value().summary.events);
   std::printf(
-      "policy=%s model=%s jobs=%zu gpus=%lld generate_s=%.3f simulate_s=%.3f write_s=%.3f total_s=%.3f "
+      "policy=%s model=%s jobs=%zu gpus=%lld generate_s=%.3f simulate_s=%.3f write_s=%.3f "
+      "total_s=%.3f "
       "events=%.0f events_per_s=%.0f jobs_per_s=%.0f peak_rss_mib=%.0f allocation_pct=%.2f "
       "effective_util_pct=%.2f wait_p95_s=%.0f\n",
-      policy.c_str(), r.value().meta.progress_model.c_str(), w.jobs.size(), static_cast<long long>(c.total_gpus()), t1 - t0, t2 - t1,
-      t3 - t2, t3 - t0, events, events / (t2 - t1), static_cast<double>(w.jobs.size()) / (t2 - t1),
-      PeakRssMiB(), r.value().summary.allocation_pct, r.value().summary.effective_util_pct,
+      policy.c_str(), r.value().meta.progress_model.c_str(), w.jobs.size(),
+      static_cast<long long>(c.total_gpus()), t1 - t0, t2 - t1, t3 - t2, t3 - t0, events,
+      events / (t2 - t1), static_cast<double>(w.jobs.size()) / (t2 - t1), PeakRssMiB(),
+      r.value().summary.allocation_pct, r.value().summary.effective_util_pct,
       r.value().summary.wait_p95_s);
   return 0;
 }

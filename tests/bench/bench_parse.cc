@@ -23,8 +23,7 @@ using namespace utilsim;
 namespace fs = std::filesystem;
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void Report(const char* name, const std::function<std::pair<int64_t, int64_t>()>& read) {
@@ -56,12 +55,13 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1], tmp = argv[2];
   auto p = [&](const std::string& rel) { return dir + "/" + rel; };
   Report("aaic-2017Q3..2018Q1.csv.gz", [&] {
-    return Counts(traces::ReadAaic({p("aist-aaic/aaicwl-2017Q3.csv.gz"),
-                                    p("aist-aaic/aaicwl-2017Q4.csv.gz"),
-                                    p("aist-aaic/aaicwl-2018Q1.csv.gz")}));
+    return Counts(
+        traces::ReadAaic({p("aist-aaic/aaicwl-2017Q3.csv.gz"), p("aist-aaic/aaicwl-2017Q4.csv.gz"),
+                          p("aist-aaic/aaicwl-2018Q1.csv.gz")}));
   });
-  Report("openb_pod_list_default.csv",
-         [&] { return Counts(traces::ReadOpenbPods(p("alibaba-gpu-v2023/openb_pod_list_default.csv"))); });
+  Report("openb_pod_list_default.csv", [&] {
+    return Counts(traces::ReadOpenbPods(p("alibaba-gpu-v2023/openb_pod_list_default.csv")));
+  });
   Report("itp-cluster01..10.csv", [&] {
     std::vector<std::string> files;
     for (int i = 1; i <= 10; ++i) {
@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
     }
     return Counts(traces::ReadItp(files));
   });
-  Report("dlrm.csv",
-         [&] { return Counts(traces::ReadDlrm(p("alibaba-gpu-v2025-dlrm/disaggregated_DLRM_trace.csv"))); });
+  Report("dlrm.csv", [&] {
+    return Counts(traces::ReadDlrm(p("alibaba-gpu-v2025-dlrm/disaggregated_DLRM_trace.csv")));
+  });
   Report("genai-duty-cycle+memory.csv", [&] {
     auto t = traces::ReadGenAiPodUtil(p("alibaba-genai-v2026/pod_gpu_duty_cycle_anon.csv"),
                                       p("alibaba-genai-v2026/pod_gpu_memory_used_bytes_anon.csv"));

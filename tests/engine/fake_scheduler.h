@@ -34,7 +34,8 @@ class FakeFifo : public Scheduler {
           ok = false;
           break;
         }
-        TaskPlacement tp{static_cast<NodeIndex>(n), c.PickGpus(static_cast<NodeIndex>(n), job.task)};
+        TaskPlacement tp{static_cast<NodeIndex>(n),
+                         c.PickGpus(static_cast<NodeIndex>(n), job.task)};
         (void)c.Allocate(tp, job.task);
         p.push_back(tp);
       }

@@ -84,8 +84,8 @@ TEST(Topology, PackedAndAssumedRecorded) {
   EXPECT_EQ(t.AssessPacked({0}, {6}), (Reach{2, 16e9}));
   EXPECT_EQ(t.AssessPacked({0, 1}, {4, 4}), (Reach{3, 12.5e9}));
   EXPECT_EQ(t.AssumedRecorded(1, 1), Reach{});
-  EXPECT_EQ(t.AssumedRecorded(1, 4), (Reach{1, 300e9}));  // one domain
-  EXPECT_EQ(t.AssumedRecorded(1, 8), (Reach{2, 16e9}));   // one node
+  EXPECT_EQ(t.AssumedRecorded(1, 4), (Reach{1, 300e9}));   // one domain
+  EXPECT_EQ(t.AssumedRecorded(1, 8), (Reach{2, 16e9}));    // one node
   EXPECT_EQ(t.AssumedRecorded(2, 1), (Reach{3, 12.5e9}));  // a node a task, one rack
   EXPECT_EQ(t.AssumedRecorded(4, 8), (Reach{3, 12.5e9}));
 }
@@ -120,7 +120,8 @@ TEST(Topology, ErrorsNameTheEntry) {
   s.topology.racks[0].where = "c.yaml:7: key 'topology.racks[0]'";
   auto r = Topology::Build(s);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "c.yaml:7: key 'topology.racks[0]': node 'g-3' is in no rack: unreachable");
+  EXPECT_EQ(r.status().message(),
+            "c.yaml:7: key 'topology.racks[0]': node 'g-3' is in no rack: unreachable");
 
   s = FourNodes();
   s.topology.switches[2].parent = "s2";
@@ -195,8 +196,7 @@ TEST(CommStall, RateScalesTheCommunicationShare) {
   EXPECT_DOUBLE_EQ(m.Rate(rec, {{0, 0x0F}, {0, 0xF0}}, c), 1.0 / 0.978125);
   // Busy 0.95 leaves 0.05 for communication: 0.95 + 0.05 x 2 = 1.05.
   const double u = double(0.95f);
-  EXPECT_DOUBLE_EQ(m.Rate(Gang(2, 4, 0.95f), {{0, 0x0F}, {2, 0x0F}}, c),
-                   1.0 / (u + (1.0 - u) * 2));
+  EXPECT_DOUBLE_EQ(m.Rate(Gang(2, 4, 0.95f), {{0, 0x0F}, {2, 0x0F}}, c), 1.0 / (u + (1.0 - u) * 2));
   // One task of 4 GPUs: assumed one NVLink domain; split over two domains it
   // talks over PCIe: 0.4 + 0.5 + 0.1 x 300 / 16 = 2.775.
   EXPECT_EQ(m.Rate(Gang(1, 4, 0.5f), {{0, 0xF0}}, c), 1.0);

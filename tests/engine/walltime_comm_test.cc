@@ -49,8 +49,8 @@ TEST(Walltime, KilledAtTheLimitOnlyWhereTheTraceSaysSo) {
   // 100 / (0 + 1 / 0.5) ... = 200 s, and keeps its (slower) GPU busy all
   // of it: busy GPU-seconds are the hardware's, what the samples show.
   const KillCase cases[] = {
-      {"limit 150, enforced: killed at 150 with 75 s of work", 150, true, JobOutcome::kKilled,
-       150, 150},
+      {"limit 150, enforced: killed at 150 with 75 s of work", 150, true, JobOutcome::kKilled, 150,
+       150},
       {"limit 150, not enforced: runs to 200", 150, false, JobOutcome::kFinished, 200, 200},
       {"limit 250, enforced: finishes at 200", 250, true, JobOutcome::kFinished, 200, 200},
   };

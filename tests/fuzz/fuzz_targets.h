@@ -37,12 +37,15 @@ inline const std::map<std::string, Target>& Targets() {
       {"itp", {".csv", [](const std::string& p) { (void)ReadItp({p}); }}},
       {"philly-machines", {".csv", [](const std::string& p) { (void)ReadPhillyMachines(p); }}},
       {"philly-jobs", {".json", [](const std::string& p) { (void)ReadPhillyJobs(p); }}},
-      {"pai-task-table", {".csv", [](const std::string& p) {
-         PaiPaths paths;
-         paths.task = p;
-         (void)ReadPai(paths);
-       }}},
-      {"philly-windows", {".csv", [](const std::string& p) { (void)ReadPhillyWindows(p, Workload{}); }}},
+      {"pai-task-table",
+       {".csv",
+        [](const std::string& p) {
+          PaiPaths paths;
+          paths.task = p;
+          (void)ReadPai(paths);
+        }}},
+      {"philly-windows",
+       {".csv", [](const std::string& p) { (void)ReadPhillyWindows(p, Workload{}); }}},
       {"pai-machine-spec", {".csv", [](const std::string& p) { (void)ReadPaiMachineSpec(p); }}},
       {"dlrm", {".csv", [](const std::string& p) { (void)ReadDlrm(p); }}},
       {"dcgm-exporter", {".prom", [](const std::string& p) { (void)ReadDcgmExposition(p); }}},

@@ -13,10 +13,11 @@
 // and the shadow state has no room beside C: it waits, and starts at 110 s.
 // E (200 s) never fits beside C's reservation: it starts when C ends, 110 s.
 // Strict fifo for comparison: D and E both wait for C: 110 s.
+#include "utilsim/policies/backfill.h"
+
 #include <gtest/gtest.h>
 
 #include "utilsim/engine/simulator.h"
-#include "utilsim/policies/backfill.h"
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {

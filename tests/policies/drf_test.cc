@@ -11,10 +11,9 @@
 // and Qa 60..70.
 #include <gtest/gtest.h>
 
-#include "policies/random_mix.h"
-
 #include <string>
 
+#include "policies/random_mix.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/queues_extra.h"

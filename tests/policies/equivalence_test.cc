@@ -69,8 +69,10 @@ Workload RandomJobs(Rng& r, int n, Kinds kinds) {
 void ExpectSameSchedule(const std::string& builtin, const std::string& profile_scores,
                         Kinds kinds) {
   PolicyRegistry reg = BuiltinPolicies();
-  const std::string yaml = "profiles:\n  - name: framework-twin\n    queue: fifo-skip\n"
-                           "    filters: [resources-fit, gpu-model]\n" + profile_scores;
+  const std::string yaml =
+      "profiles:\n  - name: framework-twin\n    queue: fifo-skip\n"
+      "    filters: [resources-fit, gpu-model]\n" +
+      profile_scores;
   ASSERT_TRUE(LoadProfilesFromString(yaml, "twin.yaml", &reg).ok());
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     Rng r(seed, 0, "equivalence");
@@ -90,9 +92,7 @@ void ExpectSameSchedule(const std::string& builtin, const std::string& profile_s
   }
 }
 
-TEST(Equivalence, FirstFitEqualsFiltersOnly) {
-  ExpectSameSchedule("first-fit", "", Kinds::kMixed);
-}
+TEST(Equivalence, FirstFitEqualsFiltersOnly) { ExpectSameSchedule("first-fit", "", Kinds::kMixed); }
 
 TEST(Equivalence, BestFitWholeGpusEqualsLeastLeftover) {
   ExpectSameSchedule("best-fit", "    scores: [{plugin: gpu-least-leftover}]\n", Kinds::kWhole);

@@ -206,8 +206,8 @@ TEST(TaskClasses, OfWorkloadCountsJobsPerShape) {
 //      after [0, 0, 1000, 1000] still fits, F = 0: delta 0.
 // FGD: n1. Best fit: n0 (no whole GPU left).
 TEST(Fgd, KeepsRoomForPopularShapes) {
-  ClusterState c = Build(
-      {{"n0", 1, "A", 2, 16000, 64 * kGiB, 0}, {"n1", 1, "A", 4, 16000, 64 * kGiB, 0}});
+  ClusterState c =
+      Build({{"n0", 1, "A", 2, 16000, 64 * kGiB, 0}, {"n1", 1, "A", 4, 16000, 64 * kGiB, 0}});
   UseGpu(c, 1, 0, 1000);
   Job j;
   j.task = Class(1, 1000, 1).demand;
@@ -243,8 +243,8 @@ TEST(Fgd, FractionalNodeAndGpu) {
   const TaskClassDist dist{{Class(1, 500, 1)}};
   Job j;
   j.task = Class(1, 300, 1).demand;
-  ClusterState c = Build(
-      {{"n0", 1, "A", 1, 16000, 64 * kGiB, 0}, {"n1", 1, "A", 1, 16000, 64 * kGiB, 0}});
+  ClusterState c =
+      Build({{"n0", 1, "A", 1, 16000, 64 * kGiB, 0}, {"n1", 1, "A", 1, 16000, 64 * kGiB, 0}});
   UseGpu(c, 0, 0, 300);
   EXPECT_EQ((*MakeFgd(dist)->Place(j, kAnyModel, c))[0].node, 1u);
   EXPECT_EQ((*MakeBestFit()->Place(j, kAnyModel, c))[0].node, 0u);
@@ -270,8 +270,8 @@ TEST(Fgd, ChoiceIsSteepestDescent) {
       dist.classes.push_back(Class(gpus, milli, r.UniformInt(1, 9), {}, 1000 * r.UniformInt(1, 8),
                                    kGiB * r.UniformInt(1, 16)));
     }
-    ClusterState c = Build(
-        {{"a", 4, "A", 4, 16000, 64 * kGiB, 0}, {"b", 3, "B", 8, 32000, 128 * kGiB, 0}});
+    ClusterState c =
+        Build({{"a", 4, "A", 4, 16000, 64 * kGiB, 0}, {"b", 3, "B", 8, 32000, 128 * kGiB, 0}});
     const bool whole_only = round % 2 == 0;  // (FGD's whole-GPU shortcuts)
     for (int k = 0; k < 25; ++k) {
       TaskDemand d;

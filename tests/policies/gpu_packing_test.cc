@@ -81,8 +81,8 @@ TEST(GpuPacking, Tiers) {
 
 // Idle nodes: fewest GPUs first (tier 3 key), then lowest index.
 TEST(GpuPacking, SmallestIdleNode) {
-  ClusterState c = Build({{"big", 1, "A", 8, 32000, 128 * kGiB, 0},
-                          {"small", 2, "A", 2, 32000, 128 * kGiB, 0}});
+  ClusterState c =
+      Build({{"big", 1, "A", 8, 32000, 128 * kGiB, 0}, {"small", 2, "A", 2, 32000, 128 * kGiB, 0}});
   EXPECT_EQ((*MakeGpuPacking()->Place(Task(1), kAnyModel, c))[0].node, 1u);
 }
 
@@ -152,8 +152,8 @@ std::vector<Named> AllPolicies() {
 TEST(PackingPolicies, ModelsAndGangs) {
   for (const Named& pol : AllPolicies()) {
     SCOPED_TRACE(pol.name);
-    ClusterState c = Build(
-        {{"a", 2, "A", 4, 32000, 128 * kGiB, 0}, {"b", 1, "B", 4, 32000, 128 * kGiB, 0}});
+    ClusterState c =
+        Build({{"a", 2, "A", 4, 32000, 128 * kGiB, 0}, {"b", 1, "B", 4, 32000, 128 * kGiB, 0}});
     auto p = pol.make();
     const ModelMask only_b = c.ResolveModels({"B"});
     for (const Job& j : {Task(1), Task(1, 300), Task(0), Task(4)}) {

@@ -77,7 +77,8 @@ void Check(const std::string& policy, const std::vector<Expect>& expect) {
     SCOPED_TRACE(policy + " " + rec.name);
     EXPECT_EQ(rec.start, Seconds(expect[i].start));
     EXPECT_EQ(rec.finish, Seconds(expect[i].finish));
-    EXPECT_DOUBLE_EQ(rec.wait_s(), static_cast<double>(expect[i].start - w.jobs[i].submit.us / 1000000));
+    EXPECT_DOUBLE_EQ(rec.wait_s(),
+                     static_cast<double>(expect[i].start - w.jobs[i].submit.us / 1000000));
     EXPECT_EQ(rec.placement, expect[i].placement);
   }
 }

@@ -1,10 +1,9 @@
 // priority-preempt on hand-computed scenarios (first-fit, one node of 2 GPUs).
 #include <gtest/gtest.h>
 
-#include "policies/random_mix.h"
-
 #include <string>
 
+#include "policies/random_mix.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/policies/queues_extra.h"
 

@@ -90,8 +90,8 @@ TEST(Tetris, SharesOfOwnCapacityAndTies) {
                           {"n2", 1, "G", 8, 64000, 512 * kGiB, 0}});
   Use(c, 0, 0, 32000, 0);
   EXPECT_EQ(Chosen(*MakeTetris(), OneTask(0, 4000, 16 * kGiB), c), 1);
-  ClusterState d = Build(
-      {{"n0", 1, "G", 8, 64000, 512 * kGiB, 0}, {"n1", 1, "G", 8, 64000, 512 * kGiB, 0}});
+  ClusterState d =
+      Build({{"n0", 1, "G", 8, 64000, 512 * kGiB, 0}, {"n1", 1, "G", 8, 64000, 512 * kGiB, 0}});
   Use(d, 1, 2, 0, 0);
   Use(d, 0, 2, 0, 0);
   EXPECT_EQ(Chosen(*MakeTetris(), OneTask(1, 4000, 16 * kGiB), d), 0);

@@ -1,10 +1,9 @@
 // Tiresias discretised 2D-LAS on hand-computed scenarios (first-fit).
 #include <gtest/gtest.h>
 
-#include "policies/random_mix.h"
-
 #include <string>
 
+#include "policies/random_mix.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/policies/queues_extra.h"
 

@@ -1,5 +1,8 @@
 #include "testutil/testutil.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
 #include <atomic>
 #include <cstdio>
@@ -7,8 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace utilsim::testutil {
 

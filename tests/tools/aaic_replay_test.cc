@@ -45,7 +45,7 @@ std::vector<RawJob> ReadRaw(const std::string& path, int64_t* first_submit) {
 }
 
 struct Replay {
-  std::vector<std::string> late;  // jobs not started at their recorded time
+  std::vector<std::string> late;                    // jobs not started at their recorded time
   Micros perturbed_from = kNever, perturbed_to{0};  // recorded start .. actual end of late jobs
   size_t samples = 0, matched = 0, mismatched_outside = 0;
 };

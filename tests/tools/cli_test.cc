@@ -19,12 +19,15 @@ std::string CliArgs(const std::string& jobs) {
   return "--trace " + Fixture("cli/" + jobs) + " --cluster " + Fixture("cli/cluster.yaml");
 }
 
-bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool Has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 TEST(Cli, HelpListsCommandsAndUnits) {
   std::string out;
   EXPECT_EQ(RunCli("--help", &out), 0);
-  for (const char* cmd : {"run", "compare", "policies", "demo", "formats"}) EXPECT_TRUE(Has(out, cmd));
+  for (const char* cmd : {"run", "compare", "policies", "demo", "formats"})
+    EXPECT_TRUE(Has(out, cmd));
   EXPECT_EQ(RunCli("run --help", &out), 0);
   for (const char* opt : {"--trace", "--format", "--cluster", "--policy", "--seed", "--out",
                           "--sample-interval", "--price"})
@@ -69,7 +72,8 @@ TEST(Cli, RunWritesHandComputedResults) {
   //   d (2 x 4 GPUs) needs both nodes: after a ends, 100..140; too-big rejected.
   const std::string db = testutil::TempDir() + "/r.db";
   std::string out;
-  ASSERT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --policy best-fit --out " + db, &out), 0) << out;
+  ASSERT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --policy best-fit --out " + db, &out), 0)
+      << out;
   auto runs = ReadResults(db);
   ASSERT_TRUE(runs.ok()) << runs.status().message();
   const auto& jobs = runs.value()[0].jobs;

@@ -88,7 +88,8 @@ TEST(CsvExportTest, WritesThreeTablesWithHeaders) {
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0],
             "run_id,job_index,name,tenant,outcome,reason,submit_s,start_s,finish_s,wait_s,queued_s,"
-            "jct_s,recorded_runtime_s,tasks,gpus,placement,preemptions,alloc_gpu_s,useful_gpu_s,idle_gpu_s,"
+            "jct_s,recorded_runtime_s,tasks,gpus,placement,preemptions,alloc_gpu_s,useful_gpu_s,"
+            "idle_gpu_s,"
             "idle_unattributed_gpu_s,idle_input_gpu_s,idle_communication_gpu_s,idle_fixed_gpu_s,"
             "idle_sharing_gpu_s,idle_storage_gpu_s");
   // Shortest round-trip numbers; quoted text; never-reached times empty.

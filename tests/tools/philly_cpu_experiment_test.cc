@@ -54,9 +54,8 @@ TEST(PhillyCpuExperiment, MeasuredShapeBeatsProportionalOnStarvedJobs) {
     std::printf(
         "  %-12s effective util %.3f%%  allocation %.3f%%  JCT mean %.0f s  wait mean %.0f s  "
         "input idle %.1f GPU-h  starved jobs' JCT mean %.0f s\n",
-        CpuAllocName(modes[k]), sum[k].effective_util_pct, sum[k].allocation_pct,
-        sum[k].jct_mean_s, sum[k].wait_mean_s, sum[k].idle_input_gpu_h,
-        starved_jct[k] / static_cast<double>(starved));
+        CpuAllocName(modes[k]), sum[k].effective_util_pct, sum[k].allocation_pct, sum[k].jct_mean_s,
+        sum[k].wait_mean_s, sum[k].idle_input_gpu_h, starved_jct[k] / static_cast<double>(starved));
   }
   // Measured-shape gives the starved jobs the CPU that removes their stall
   // (request x (u + i) / u when it fits): their JCT falls (measured: 75,397

@@ -261,12 +261,11 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
                                       "utilsim_version=0.1.0"}));
   EXPECT_EQ(Query(path, "PRAGMA page_size"), std::vector<std::string>{"4096"});
   EXPECT_EQ(Query(path, "SELECT name FROM pragma_table_info('samples')"),
-            (std::vector<std::string>{"run_id", "time_s", "gpus_allocated", "gpus_busy", "queued",
-                                      "running", "cpu_allocated_frac", "mem_allocated_frac",
-                                      "gpus_free_whole", "gpus_stranded", "idle_unattributed_gpus",
-                                      "idle_input_gpus", "idle_communication_gpus",
-                                      "idle_fixed_gpus", "idle_sharing_gpus",
-                                      "idle_storage_gpus", "frag_gpu_milli"}));
+            (std::vector<std::string>{
+                "run_id", "time_s", "gpus_allocated", "gpus_busy", "queued", "running",
+                "cpu_allocated_frac", "mem_allocated_frac", "gpus_free_whole", "gpus_stranded",
+                "idle_unattributed_gpus", "idle_input_gpus", "idle_communication_gpus",
+                "idle_fixed_gpus", "idle_sharing_gpus", "idle_storage_gpus", "frag_gpu_milli"}));
   std::vector<std::string> jobs_cols = Query(path, "SELECT name FROM pragma_table_info('jobs')");
   ASSERT_EQ(jobs_cols.size(), 26u);
   EXPECT_EQ(jobs_cols[0], "run_id");

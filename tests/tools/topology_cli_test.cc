@@ -41,8 +41,8 @@ TEST(TopologyCli, SpreadGangPaysCommunicationLocalGangDoesNot) {
   EXPECT_EQ(local.placement, "a-3:0;a-3:1");
   EXPECT_DOUBLE_EQ(local.finish.seconds(), 101);
   // The extra 30 s x 2 GPUs idle on communication.
-  EXPECT_NEAR(spread.idle_gpu_s[static_cast<size_t>(IdleCause::kCommunication)],
-              2 * 100 * 0.4, 1e-6);
+  EXPECT_NEAR(spread.idle_gpu_s[static_cast<size_t>(IdleCause::kCommunication)], 2 * 100 * 0.4,
+              1e-6);
   EXPECT_EQ(runs.value()[0].meta.progress_model, "whole-gpu comm=0.1");
   // --comm-fraction 0: no stall anywhere.
   ASSERT_EQ(RunCli("run " + Args() + " --policy best-fit --comm-fraction 0 --out " + db, &out), 0);

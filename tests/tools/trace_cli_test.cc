@@ -11,7 +11,9 @@ namespace {
 using testutil::RunCli;
 using testutil::TracePath;
 
-bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool Has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 TEST(TraceCli, InspectOpenbDefault) {
   const std::string pods = TracePath("alibaba-gpu-v2023/openb_pod_list_default.csv");
@@ -51,7 +53,8 @@ TEST(TraceCli, RealTracesRunUnderEveryPlacementPolicy) {
     std::string out;
     ASSERT_EQ(RunCli("compare --trace " + trace +
                          " --policies first-fit,best-fit,worst-fit,fifo-skip+best-fit,as-recorded"
-                         " --out " + dir + "/r.db",
+                         " --out " +
+                         dir + "/r.db",
                      &out),
               0)
         << out;
@@ -100,12 +103,12 @@ TEST(TraceCli, ConvertThenRunGivesTheSameResults) {
 TEST(TraceCli, UtilLibraryAttachesDerivedProfiles) {
   const std::string dir = testutil::TempDir();
   std::string out;
-  ASSERT_EQ(RunCli("run --trace " + testutil::Fixture("cli/jobs.csv") + " --cluster " +
-                       testutil::Fixture("cli/cluster.yaml") + " --util-library " +
-                       testutil::Fixture("telemetry/nvidia_smi_units.csv") + " --out " + dir +
-                       "/r.db",
-                   &out),
-            0)
+  ASSERT_EQ(
+      RunCli("run --trace " + testutil::Fixture("cli/jobs.csv") + " --cluster " +
+                 testutil::Fixture("cli/cluster.yaml") + " --util-library " +
+                 testutil::Fixture("telemetry/nvidia_smi_units.csv") + " --out " + dir + "/r.db",
+             &out),
+      0)
       << out;
   auto r = ReadResults(dir + "/r.db");
   ASSERT_TRUE(r.ok());

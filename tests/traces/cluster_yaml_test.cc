@@ -54,7 +54,8 @@ TEST(ClusterYaml, ReadsTheFixture) {
   EXPECT_EQ(c.topology.racks[1].parent, "spine");
   EXPECT_EQ(c.topology.racks[1].oversubscription, 2.0);
   EXPECT_EQ(c.topology.racks[1].members.size(), 9u);
-  EXPECT_EQ(c.topology.racks[1].where, Fixture("canonical/cluster.yaml") + ":14: key 'topology.racks[1]'");
+  EXPECT_EQ(c.topology.racks[1].where,
+            Fixture("canonical/cluster.yaml") + ":14: key 'topology.racks[1]'");
   const NodeGroup& cpu = c.groups[2];
   EXPECT_EQ(cpu.gpus, 0);
   EXPECT_EQ(cpu.gpu_model, "");

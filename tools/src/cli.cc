@@ -1,20 +1,19 @@
 #include "utilsim/tools/cli.h"
 
-#include "cli_checks.h"
-#include "cli_options.h"
-#include "cli_usage.h"
-#include "commands.h"
-#include "plan_cmd.h"
-
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "cli_checks.h"
+#include "cli_options.h"
+#include "cli_usage.h"
+#include "commands.h"
+#include "plan_cmd.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/tools/console_table.h"
@@ -25,12 +24,12 @@
 #include "utilsim/tools/inputs.h"
 #include "utilsim/tools/inspect.h"
 #include "utilsim/tools/memory_guard.h"
-#include "utilsim/tools/progress.h"
 #include "utilsim/tools/output_path.h"
+#include "utilsim/tools/progress.h"
 #include "utilsim/tools/report.h"
-#include "utilsim/traces/canonical.h"
 #include "utilsim/tools/result_store.h"
 #include "utilsim/tools/runner.h"
+#include "utilsim/traces/canonical.h"
 
 namespace utilsim::tools {
 namespace {
@@ -366,8 +365,9 @@ int RunMain(int argc, char** argv) {
   AddGuardOptions(fgd, o, /*progress_only=*/true);
 
   CLI::App* conv = app.add_subcommand(
-      "convert", "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
-                 "and, where known, the cluster as YAML");
+      "convert",
+      "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
+      "and, where known, the cluster as YAML");
   std::string cluster_out;
   AddInputOptions(conv, o);
   AddClusterOptions(conv, o);
@@ -473,12 +473,12 @@ int RunMain(int argc, char** argv) {
   } else if (app.got_subcommand("formats")) {
     std::cout << "Trace formats (--format; detected from the file when left out):\n";
     for (const auto& [name, desc] : TraceFormatList())
-      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ')
-                << desc << "\n";
+      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') << desc
+                << "\n";
     std::cout << "\nTelemetry formats (--telemetry-format, --util-library-format):\n";
     for (const auto& [name, desc] : TelemetryFormatList())
-      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ')
-                << desc << "\n";
+      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') << desc
+                << "\n";
     std::cout << "\nField mappings and units: docs/trace-formats.md\n";
   } else if (*insp) {
     st = InspectCommand(o);

@@ -33,7 +33,8 @@ Status ValidateCommand(InputOptions input, const RunSettings& settings, const st
   int64_t with_start = 0;
   for (const auto& j : base.workload.jobs) with_start += j.recorded_start.has_value();
   if (with_start == 0)
-    return Status::Error("--trace: " + input.trace + ": no job has a recorded start to compare with");
+    return Status::Error("--trace: " + input.trace +
+                         ": no job has a recorded start to compare with");
   std::vector<int> sizes = nodes_list;
   if (!sizes.empty() && base.cluster.groups.size() != 1)
     return Status::Error("--nodes-list: the cluster has " +

@@ -56,7 +56,8 @@ std::vector<std::pair<std::string, std::string>> TelemetryFormatList() {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 Result<std::vector<std::string>> Header(const std::string& path) {
@@ -111,8 +112,9 @@ Result<std::string> DetectTraceFormat(const std::vector<std::string>& paths) {
   if (fs::is_directory(p)) {
     if (fs::exists(p + "/dre_job_windows/sampled_jobs.json")) return std::string("philly");
     if (!PaiLayout(p).task.empty()) return std::string("pai");
-    return Status::Error("--trace: " + p +
-                         ": a folder, but neither a Philly-derived nor a PAI layout (use --format)");
+    return Status::Error(
+        "--trace: " + p +
+        ": a folder, but neither a Philly-derived nor a PAI layout (use --format)");
   }
   if (EndsWith(p, ".swf") || EndsWith(p, ".swf.gz") || FirstLine(p).rfind(";", 0) == 0)
     return std::string("swf");
@@ -152,14 +154,16 @@ Result<traces::TraceData> ReadTrace(const std::string& format,
   if (format == "openb") {
     if (Status s = one(); !s.ok()) return s;
     traces::OpenbOptions o;
-    if (opt.pending == "skip") o.pending = traces::OpenbPending::kSkip;
+    if (opt.pending == "skip")
+      o.pending = traces::OpenbPending::kSkip;
     else if (opt.pending != "run")
       return Status::Error("--pending: expected run or skip, got '" + opt.pending + "'");
     auto d = traces::ReadOpenbPods(p, o);
     if (!d.ok()) return d.status();
     std::string nodes = opt.node_list;
     if (nodes.empty()) {
-      const std::string beside = fs::path(p).parent_path().string() + "/openb_node_list_all_node.csv";
+      const std::string beside =
+          fs::path(p).parent_path().string() + "/openb_node_list_all_node.csv";
       if (fs::exists(beside)) nodes = beside;
     }
     if (!nodes.empty()) {
@@ -179,7 +183,8 @@ Result<traces::TraceData> ReadTrace(const std::string& format,
     if (Status s = one(); !s.ok()) return s;
     traces::SwfOptions o;
     o.gpus_per_node = opt.gpus_per_node;
-    if (opt.swf_unit == "cpu") o.unit = traces::SwfUnit::kCpu;
+    if (opt.swf_unit == "cpu")
+      o.unit = traces::SwfUnit::kCpu;
     else if (opt.swf_unit != "gpu")
       return Status::Error("--swf-unit: expected gpu or cpu, got '" + opt.swf_unit + "'");
     return traces::ReadSwf(p, o);
@@ -247,8 +252,8 @@ Result<traces::TelemetryData> ReadTelemetry(const std::string& format,
   if (format == "philly-windows") return traces::ReadPhillyWindows(p, jobs);
   std::string known;
   for (const auto& [n, d] : TelemetryFormatList()) known += (known.empty() ? "" : ", ") + n;
-  return Status::Error(option + "-format: unknown telemetry format '" + format + "' (known: " +
-                       known + ")");
+  return Status::Error(option + "-format: unknown telemetry format '" + format +
+                       "' (known: " + known + ")");
 }
 
 }  // namespace utilsim::tools

@@ -22,7 +22,8 @@ Status LoadBuiltin(const InputOptions& opt, Inputs* in) {
                          "' (expected builtin:demo or builtin:bench)");
   }
   if (opt.jobs >= 0) p.jobs = opt.jobs;
-  if (Status s = ValidateSyntheticParams(p); !s.ok()) return Status::Error("--jobs: " + s.message());
+  if (Status s = ValidateSyntheticParams(p); !s.ok())
+    return Status::Error("--jobs: " + s.message());
   ClusterSpec cluster = SyntheticCluster(p);
   if (opt.before_generate)
     if (Status s = opt.before_generate(p.jobs, opt.cluster.empty() ? cluster.total_nodes() : 0);
@@ -147,9 +148,12 @@ Result<Inputs> LoadInputs(const InputOptions& opt) {
     if (lib.size() == 0)
       return Status::Error("--util-library: " + opt.util_library + ": no usable series");
     AttachMode mode;
-    if (opt.attach == "series") mode = AttachMode::kSeries;
-    else if (opt.attach == "mean") mode = AttachMode::kMean;
-    else return Status::Error("--attach: expected series or mean, got '" + opt.attach + "'");
+    if (opt.attach == "series")
+      mode = AttachMode::kSeries;
+    else if (opt.attach == "mean")
+      mode = AttachMode::kMean;
+    else
+      return Status::Error("--attach: expected series or mean, got '" + opt.attach + "'");
     AttachReport rep = AttachProfiles(&in.workload, lib, mode, opt.seed);
     in.notes.push_back("derived utilization: " + rep.rule + "; attached to " +
                        std::to_string(rep.attached) + " jobs (" + std::to_string(rep.exact_class) +

@@ -1,4 +1,3 @@
-#include "utilsim/engine/topology.h"
 #include "utilsim/tools/inspect.h"
 
 #include <algorithm>
@@ -7,8 +6,9 @@
 #include <map>
 #include <set>
 
-#include "utilsim/engine/simulator.h"
 #include "inspect_stats.h"
+#include "utilsim/engine/simulator.h"
+#include "utilsim/engine/topology.h"
 
 namespace utilsim::tools {
 
@@ -18,8 +18,8 @@ bool InspectResult::fatal() const {
 
 namespace {
 
-void AddFinding(std::vector<Finding>* out, const std::string& what, const std::vector<std::string>& names,
-                bool fatal = false) {
+void AddFinding(std::vector<Finding>* out, const std::string& what,
+                const std::vector<std::string>& names, bool fatal = false) {
   if (names.empty()) return;
   Finding f;
   f.what = what;
@@ -37,7 +37,8 @@ InspectResult Inspect(const traces::TraceData& trace, const std::optional<Cluste
   const Workload& w = trace.workload;
   std::string& out = res.text;
   out += "trace: " + w.source + " (format " + format + ")\n";
-  out += "rows read: " + std::to_string(trace.rows_read) + ", jobs: " + std::to_string(w.jobs.size()) +
+  out += "rows read: " + std::to_string(trace.rows_read) +
+         ", jobs: " + std::to_string(w.jobs.size()) +
          ", input bytes: " + std::to_string(trace.bytes_read) + "\n";
   for (const auto& n : trace.notes) out += "note: " + n + "\n";
 
@@ -65,12 +66,13 @@ InspectResult Inspect(const traces::TraceData& trace, const std::optional<Cluste
       const Topology& t = topo.value();
       out += "  topology: " + std::to_string(t.num_racks()) + " racks, " +
              std::to_string(t.num_switches()) + (t.num_switches() == 1 ? " switch" : " switches") +
-             "; graph of " +
-             std::to_string(t.num_vertices()) + " vertices (GPUs, NVLink domains, nodes, racks, "
+             "; graph of " + std::to_string(t.num_vertices()) +
+             " vertices (GPUs, NVLink domains, nodes, racks, "
              "switches)\n";
     }
   } else {
-    out += "\ncluster: none (the trace lists no machines; give --cluster to check jobs against one)\n";
+    out +=
+        "\ncluster: none (the trace lists no machines; give --cluster to check jobs against one)\n";
   }
 
   // Jobs.
@@ -82,7 +84,8 @@ InspectResult Inspect(const traces::TraceData& trace, const std::optional<Cluste
   int64_t epoch_like = 0;
   for (const auto& j : w.jobs) {
     if (cluster) {
-      if (j.task.gpus > max_node_gpus) too_big.push_back(j.name);
+      if (j.task.gpus > max_node_gpus)
+        too_big.push_back(j.name);
       else if (j.task.cpu_milli > max_node_cpu || j.task.mem_bytes > max_node_mem)
         too_big_cpu.push_back(j.name);
       else if (int64_t{j.tasks} * j.task.gpus > cluster->total_gpus())
@@ -98,7 +101,8 @@ InspectResult Inspect(const traces::TraceData& trace, const std::optional<Cluste
     if (j.submit.us > Seconds(1000000000).us) ++epoch_like;
   }
   AddFinding(&res.findings, "jobs needing more GPUs per task than any node has", too_big);
-  AddFinding(&res.findings, "jobs needing more CPU or memory per task than any node has", too_big_cpu);
+  AddFinding(&res.findings, "jobs needing more CPU or memory per task than any node has",
+             too_big_cpu);
   AddFinding(&res.findings, "gangs needing more GPUs than the whole cluster", no_fit_gang);
   AddFinding(&res.findings, "jobs recorded on hosts the machine list does not contain", bad_hosts);
   AddFinding(&res.findings, "jobs with a run time of 1 s or less (check units)", zero_runtime);

@@ -10,10 +10,14 @@ namespace utilsim::tools {
 
 std::string HumanSeconds(double s) {
   char buf[64];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.0f s", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
-  else if (s < 86400) std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
-  else std::snprintf(buf, sizeof buf, "%.1f d", s / 86400);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else if (s < 86400)
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f d", s / 86400);
   return buf;
 }
 
@@ -21,7 +25,8 @@ namespace {
 
 std::string Pct(int64_t n, int64_t total) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0);
+  std::snprintf(buf, sizeof buf, "%.1f%%",
+                total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0);
   return buf;
 }
 
@@ -48,8 +53,7 @@ std::string Dist(std::vector<double> v, bool time) {
 
 std::string JobStatsText(const Workload& w) {
   const int64_t n = static_cast<int64_t>(w.jobs.size());
-  int64_t cpu_only = 0, fractional = 0, gangs = 0, no_cpu = 0, no_mem = 0, known = 0,
-          recorded = 0;
+  int64_t cpu_only = 0, fractional = 0, gangs = 0, no_cpu = 0, no_mem = 0, known = 0, recorded = 0;
   std::map<std::string, int64_t> sizes;
   std::vector<double> runtimes, utils, waits;
   auto size_label = [](int64_t milli) -> std::string {
@@ -143,11 +147,10 @@ std::string DemandText(const Workload& w, int64_t capacity) {
   char buf[256];
   std::string out;
   if (span > 0) {
-    std::snprintf(buf, sizeof buf,
-                  "offered load: %.1f GPU-h over a %s submit span = %.1f%% of %lld GPUs\n",
-                  gpu_s / 3600, HumanSeconds(span).c_str(),
-                  100.0 * gpu_s / (span * static_cast<double>(capacity)),
-                  static_cast<long long>(capacity));
+    std::snprintf(
+        buf, sizeof buf, "offered load: %.1f GPU-h over a %s submit span = %.1f%% of %lld GPUs\n",
+        gpu_s / 3600, HumanSeconds(span).c_str(),
+        100.0 * gpu_s / (span * static_cast<double>(capacity)), static_cast<long long>(capacity));
     out += buf;
   }
   const auto ch = RecordedChanges(w);
@@ -168,7 +171,8 @@ std::string DemandText(const Workload& w, int64_t capacity) {
   std::snprintf(buf, sizeof buf,
                 "recorded GPU demand (from recorded starts): mean %.1f GPUs (%.1f%% of capacity), "
                 "peak %.1f GPUs, above capacity %.2f%% of the time\n",
-                len > 0 ? area / len : 0, len > 0 ? 100 * area / len / static_cast<double>(capacity) : 0,
+                len > 0 ? area / len : 0,
+                len > 0 ? 100 * area / len / static_cast<double>(capacity) : 0,
                 static_cast<double>(peak) / 1000.0, len > 0 ? 100 * over / len : 0);
   out += buf;
   // Per-period means: up to 20 periods.

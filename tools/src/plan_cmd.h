@@ -24,7 +24,7 @@ struct SharedCliOptions {
   const InputOptions* input = nullptr;
   const RunSettings* run = nullptr;
   std::string profiles, out, csv_dir;
-  bool trace_given = false;  // --trace was on the command line
+  bool trace_given = false;                     // --trace was on the command line
   ProgressMode progress = ProgressMode::kAuto;  // --progress
   MemoryLimit memory;                           // --max-memory, resolved
 };

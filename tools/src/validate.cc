@@ -116,7 +116,8 @@ std::string FormatFidelity(const std::vector<std::string>& labels,
   };
   add("jobs compared", [](const WaitFidelity& x) { return std::to_string(x.jobs); });
   add("recorded mean wait", [](const WaitFidelity& x) { return HumanSeconds(x.recorded_mean_s); });
-  add("simulated mean wait", [](const WaitFidelity& x) { return HumanSeconds(x.simulated_mean_s); });
+  add("simulated mean wait",
+      [](const WaitFidelity& x) { return HumanSeconds(x.simulated_mean_s); });
   add("wait MAE", [](const WaitFidelity& x) { return HumanSeconds(x.mae_s); });
   add("wait median AE", [](const WaitFidelity& x) { return HumanSeconds(x.median_ae_s); });
   add("rank correlation", [&](const WaitFidelity& x) { return num(x.spearman, "%.3f"); });
@@ -145,7 +146,8 @@ std::string FormatFidelity(const std::vector<std::string>& labels,
   out += "\n";
   for (const auto& [n, c] : rows) {
     out += n + std::string(w0 - n.size(), ' ');
-    for (size_t i = 0; i < c.size(); ++i) out += "  " + std::string(wc[i] - c[i].size(), ' ') + c[i];
+    for (size_t i = 0; i < c.size(); ++i)
+      out += "  " + std::string(wc[i] - c[i].size(), ' ') + c[i];
     out += "\n";
   }
   return out;

@@ -192,7 +192,6 @@ Status ReadOneFile(const std::string& path, const std::string& stem, const AaicO
   return Status::Ok();
 }
 
-
 std::string Counts(const std::map<int64_t, int64_t>& m, const char* const* names = nullptr,
                    int64_t num_names = 0) {
   std::string s;
@@ -209,8 +208,8 @@ void AddNotes(int64_t origin, const AaicOptions& opt, const AaicTally& tally, Tr
   std::vector<std::string>& notes = out->notes;
   notes.push_back(out->workload.jobs.empty()
                       ? "time origin: none (no jobs)"
-                      : "time origin: UNIX " + std::to_string(origin) + " = " + internal::UtcText(origin) +
-                            " (the earliest time_submit over " +
+                      : "time origin: UNIX " + std::to_string(origin) + " = " +
+                            internal::UtcText(origin) + " (the earliest time_submit over " +
                             std::to_string(tally.files.size()) +
                             " file(s)); submit and recorded start are relative to it");
   std::string files = "jobs per file:";

@@ -141,8 +141,8 @@ class Parser {
   }
   // "<file>:<line>: key '<path>'" for errors found later (Topology::Build).
   std::string WhereOf(const Entries& e) const {
-    return source_ + ":" + std::to_string(std::max(e.map.Mark().line, 0) + 1) + ": key '" +
-           e.path + "'";
+    return source_ + ":" + std::to_string(std::max(e.map.Mark().line, 0) + 1) + ": key '" + e.path +
+           "'";
   }
 
   Result<ClusterSpec> Parse(const YAML::Node& root) const;
@@ -296,12 +296,15 @@ Status Parser::ParseRack(const YAML::Node& n, size_t i, RackSpec* r) const {
   UTILSIM_TRY(Require(e, "name"));
   UTILSIM_TRY(String(e, "name", &r->name));
   if (e.has("switch")) UTILSIM_TRY(String(e, "switch", &r->parent));
-  if (e.has("oversubscription")) UTILSIM_TRY(Real(e, "oversubscription", 1, 1e6, &r->oversubscription));
+  if (e.has("oversubscription"))
+    UTILSIM_TRY(Real(e, "oversubscription", 1, 1e6, &r->oversubscription));
   UTILSIM_TRY(Require(e, "nodes"));
   const YAML::Node& list = e.values.at("nodes");
-  if (!list.IsSequence() || list.size() == 0) return Bad(e, "nodes", "a non-empty list of node or group names");
+  if (!list.IsSequence() || list.size() == 0)
+    return Bad(e, "nodes", "a non-empty list of node or group names");
   for (size_t k = 0; k < list.size(); ++k) {
-    if (!list[k].IsScalar() || list[k].Scalar().empty()) return Bad(e, "nodes", "a list of node or group names");
+    if (!list[k].IsScalar() || list[k].Scalar().empty())
+      return Bad(e, "nodes", "a list of node or group names");
     r->members.push_back(list[k].Scalar());
   }
   return Status::Ok();
@@ -315,17 +318,18 @@ Status Parser::ParseSwitch(const YAML::Node& n, size_t i, SwitchSpec* s) const {
   UTILSIM_TRY(Require(e, "name"));
   UTILSIM_TRY(String(e, "name", &s->name));
   if (e.has("parent")) UTILSIM_TRY(String(e, "parent", &s->parent));
-  if (e.has("oversubscription")) UTILSIM_TRY(Real(e, "oversubscription", 1, 1e6, &s->oversubscription));
+  if (e.has("oversubscription"))
+    UTILSIM_TRY(Real(e, "oversubscription", 1, 1e6, &s->oversubscription));
   return Status::Ok();
 }
 
 Status Parser::ParseTopology(const YAML::Node& n, TopologySpec* t) const {
   Entries e;
-  UTILSIM_TRY(Read(n, "topology",
-                   {"nvlink_gb_s", "pcie_gb_s", "nic_gb_s", "storage_gb_s", "nodes_per_rack",
-                    "racks_per_switch",
-                    "rack_oversubscription", "switch_oversubscription", "racks", "switches"},
-                   &e));
+  UTILSIM_TRY(Read(
+      n, "topology",
+      {"nvlink_gb_s", "pcie_gb_s", "nic_gb_s", "storage_gb_s", "nodes_per_rack", "racks_per_switch",
+       "rack_oversubscription", "switch_oversubscription", "racks", "switches"},
+      &e));
   // Bandwidths in GB/s (1e9 bytes per second).
   const std::pair<const char*, double*> bandwidths[] = {{"nvlink_gb_s", &t->nvlink_bytes_s},
                                                         {"pcie_gb_s", &t->pcie_bytes_s},
@@ -356,7 +360,8 @@ Status Parser::ParseTopology(const YAML::Node& n, TopologySpec* t) const {
     UTILSIM_TRY(Real(e, "switch_oversubscription", 1, 1e6, &t->switch_oversubscription));
   const bool listed = e.has("racks") || e.has("switches");
   for (const char* k : {"nodes_per_rack", "racks_per_switch"}) {
-    if (listed && e.has(k)) return Bad(e, k, "no generated layout when racks or switches are listed");
+    if (listed && e.has(k))
+      return Bad(e, k, "no generated layout when racks or switches are listed");
   }
   if (e.has("racks_per_switch") && !e.has("nodes_per_rack"))
     return Bad(e, "racks_per_switch", "nodes_per_rack to be set too");

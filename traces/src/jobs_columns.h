@@ -38,10 +38,29 @@ enum JobCol : int {
 
 // In the order the writer writes them.
 inline constexpr std::array<std::string_view, kNumJobCols> kJobColumns = {
-    "id",        "submit_s", "runtime_s",        "tasks",      "gpus",           "gpu_milli",
-    "cpu_milli", "mem_mib",  "gpu_mem_mib",      "gpu_models", "tenant",         "priority",
-    "util",      "profile",  "recorded_start_s", "walltime_s", "host_cpu_milli", "gpu_mem_used_mib",
-    "kill_at_limit", "stall_input_cpu", "stall_input_storage", "stall_comm", "nic_gb_s",
+    "id",
+    "submit_s",
+    "runtime_s",
+    "tasks",
+    "gpus",
+    "gpu_milli",
+    "cpu_milli",
+    "mem_mib",
+    "gpu_mem_mib",
+    "gpu_models",
+    "tenant",
+    "priority",
+    "util",
+    "profile",
+    "recorded_start_s",
+    "walltime_s",
+    "host_cpu_milli",
+    "gpu_mem_used_mib",
+    "kill_at_limit",
+    "stall_input_cpu",
+    "stall_input_storage",
+    "stall_comm",
+    "nic_gb_s",
     "storage_gb_s",
 };
 

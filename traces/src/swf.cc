@@ -164,7 +164,6 @@ Status ParseLine(const CsvReader& csv, Context* cx, TraceData* out) {
   return Status::Ok();
 }
 
-
 std::string Counts(const std::map<int64_t, int64_t>& m, const char* const* names,
                    int64_t num_names) {
   std::string s;

@@ -24,7 +24,8 @@ std::vector<std::string> Warnings::Lines() const {
   for (const auto& [kind, n] : counts_) {
     std::string line = std::to_string(n) + " x " + kind;
     auto it = examples_.find(kind);
-    if (it != examples_.end() && !it->second.empty()) line += " (first: " + it->second.front() + ")";
+    if (it != examples_.end() && !it->second.empty())
+      line += " (first: " + it->second.front() + ")";
     out.push_back(line);
   }
   return out;

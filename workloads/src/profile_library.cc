@@ -26,7 +26,8 @@ Status ProfileLibrary::Add(ProfileEntry e) {
   if (e.duration.us <= 0) return Status::Error(where + "duration must be > 0");
   if (e.series.offset.empty() || e.series.offset.size() != e.series.busy.size())
     return Status::Error(where + "empty or inconsistent series");
-  if (e.series.offset.front().us != 0) return Status::Error(where + "series must start at offset 0");
+  if (e.series.offset.front().us != 0)
+    return Status::Error(where + "series must start at offset 0");
   for (size_t i = 0; i < e.series.offset.size(); ++i) {
     if (i > 0 && e.series.offset[i] <= e.series.offset[i - 1])
       return Status::Error(where + "offsets must increase");
@@ -65,10 +66,10 @@ AttachReport AttachProfiles(Workload* w, const ProfileLibrary& library, AttachMo
                             uint64_t seed) {
   AttachReport rep;
   rep.rule = "profile library '" + library.source + "' (" + std::to_string(library.size()) +
-             " profiles, signal " + UtilSignalName(library.signal) + "), attach=" +
-             (mode == AttachMode::kMean ? "mean" : "series") +
-             ", class = GPU bucket x duration bucket, uniform draw (seed " +
-             std::to_string(seed) + "), fallback GPU bucket then any";
+             " profiles, signal " + UtilSignalName(library.signal) +
+             "), attach=" + (mode == AttachMode::kMean ? "mean" : "series") +
+             ", class = GPU bucket x duration bucket, uniform draw (seed " + std::to_string(seed) +
+             "), fallback GPU bucket then any";
   if (library.size() == 0) {
     rep.rule += "; library empty: nothing attached";
     return rep;

@@ -8,19 +8,19 @@
 namespace utilsim {
 
 struct GpuModelSpec {
-  std::string name;            // e.g. "A100-80GB", "V100M32", "G2"
-  int64_t memory_bytes = 0;    // GPU memory per GPU
-  double speed = 1.0;          // relative compute speed (1.0 = reference)
+  std::string name;          // e.g. "A100-80GB", "V100M32", "G2"
+  int64_t memory_bytes = 0;  // GPU memory per GPU
+  double speed = 1.0;        // relative compute speed (1.0 = reference)
 };
 
 struct NodeGroup {
-  std::string name;            // group name, used in node names: <name>-<k>
-  int32_t count = 0;           // number of identical nodes (>= 1)
-  std::string gpu_model;       // name of a GpuModelSpec, or "" for CPU-only nodes
-  int32_t gpus = 0;            // GPUs per node, 0..64
-  int64_t cpu_milli = 0;       // CPU per node, milli-cores (> 0)
-  int64_t mem_bytes = 0;       // host memory per node, bytes (> 0)
-  int32_t nvlink_domain = 0;   // GPUs per NVLink domain (0 = whole node)
+  std::string name;           // group name, used in node names: <name>-<k>
+  int32_t count = 0;          // number of identical nodes (>= 1)
+  std::string gpu_model;      // name of a GpuModelSpec, or "" for CPU-only nodes
+  int32_t gpus = 0;           // GPUs per node, 0..64
+  int64_t cpu_milli = 0;      // CPU per node, milli-cores (> 0)
+  int64_t mem_bytes = 0;      // host memory per node, bytes (> 0)
+  int32_t nvlink_domain = 0;  // GPUs per NVLink domain (0 = whole node)
   // MIG layouts of the GPUs (docs/mig.md), each canonical ("1g.5gb@0,...",
   // valid on gpu_model, see utilsim/engine/mig.h): empty = MIG not declared;
   // one entry = every GPU of every node; else one entry per GPU (size gpus).
@@ -43,7 +43,7 @@ struct RackSpec {
 
 struct SwitchSpec {
   std::string name;
-  std::string parent;  // "" = this is the root switch (exactly one)
+  std::string parent;             // "" = this is the root switch (exactly one)
   double oversubscription = 1.0;  // >= 1, applied on top of the levels below
   std::string where;
 };

@@ -17,10 +17,10 @@ using JobIndex = uint32_t;
 // Demand of one task of a job. A job is `tasks` identical tasks placed
 // all-or-nothing (gang); each task lives on one node.
 struct TaskDemand {
-  int32_t gpus = 0;         // GPUs per task (0 = CPU-only task)
-  int32_t gpu_milli = 1000;  // share of each GPU, 1..1000; <1000 only when gpus == 1
-  int64_t cpu_milli = 0;    // host CPU, milli-cores
-  int64_t mem_bytes = 0;    // host memory, bytes
+  int32_t gpus = 0;           // GPUs per task (0 = CPU-only task)
+  int32_t gpu_milli = 1000;   // share of each GPU, 1..1000; <1000 only when gpus == 1
+  int64_t cpu_milli = 0;      // host CPU, milli-cores
+  int64_t mem_bytes = 0;      // host memory, bytes
   int64_t gpu_mem_bytes = 0;  // GPU memory needed per GPU, bytes (0 = unknown)
   // MIG instance profile each GPU of the task needs, as an index into
   // mig::GpuModel::profiles (the same order on every MIG model), or -1 = not
@@ -68,14 +68,14 @@ struct UtilSeries {
 };
 
 struct Job {
-  std::string name;        // id as given by the trace; unique within a workload
-  Micros submit{0};        // submission time
-  uint32_t tenant = 0;     // index into Workload::tenants
-  int32_t priority = 0;    // larger = more important
-  int32_t tasks = 1;       // gang size (>= 1)
-  TaskDemand task;         // per-task demand
-  std::vector<std::string> gpu_models;  // allowed GPU models; empty = any
-  Micros runtime{0};       // recorded run time at the recorded allocation (> 0)
+  std::string name;                      // id as given by the trace; unique within a workload
+  Micros submit{0};                      // submission time
+  uint32_t tenant = 0;                   // index into Workload::tenants
+  int32_t priority = 0;                  // larger = more important
+  int32_t tasks = 1;                     // gang size (>= 1)
+  TaskDemand task;                       // per-task demand
+  std::vector<std::string> gpu_models;   // allowed GPU models; empty = any
+  Micros runtime{0};                     // recorded run time at the recorded allocation (> 0)
   std::optional<Micros> recorded_start;  // when the trace recorded a start
   // Hosts the trace recorded the job on (one per task where known), for
   // joining host-level telemetry; empty when unknown.
@@ -89,7 +89,7 @@ struct Job {
   // Mean busy fraction of each allocated GPU over the recorded life, 0..1.
   // For a series this equals the series' time-weighted mean.
   float util = 1.0f;
-  int32_t series = -1;     // index into Workload::series, or -1 (constant util)
+  int32_t series = -1;  // index into Workload::series, or -1 (constant util)
   // False while util is the placeholder 1.0 because nothing is known about
   // the job's utilization (then a profile library may attach one); true once
   // util/series come from the trace, telemetry, a generator or a library.
@@ -98,9 +98,9 @@ struct Job {
   StallSplit stalls;                 // where the non-busy time went, where known
   // Bandwidth the job drives per node while it runs, bytes/s (0 = none or
   // unknown): jobs on one node share its NIC / storage max-min fairly.
-  double nic_bytes_s = 0;      // across nodes (multi-node gangs only)
-  double storage_bytes_s = 0;  // reads from the node's storage
-  int64_t gpu_mem_used_bytes = -1;   // measured GPU memory use, -1 unknown
+  double nic_bytes_s = 0;           // across nodes (multi-node gangs only)
+  double storage_bytes_s = 0;       // reads from the node's storage
+  int64_t gpu_mem_used_bytes = -1;  // measured GPU memory use, -1 unknown
 };
 
 // A job list plus the tables it refers to. Jobs are sorted by (submit, input

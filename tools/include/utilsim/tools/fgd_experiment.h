@@ -30,11 +30,11 @@ struct FgdExperimentOptions {
 
 struct FgdCurve {
   std::string policy;
-  std::vector<double> arrived;       // share of capacity, 0.05, 0.10, ...
-  std::vector<double> alloc_mean;    // GPU allocation ratio (allocated / capacity), mean over seeds
+  std::vector<double> arrived;     // share of capacity, 0.05, 0.10, ...
+  std::vector<double> alloc_mean;  // GPU allocation ratio (allocated / capacity), mean over seeds
   std::vector<double> alloc_min, alloc_max;
-  std::vector<double> frag_mean;     // fragmentation / capacity, mean over seeds
-  std::vector<double> failed_mean;   // share of arrived GPU request that found no place
+  std::vector<double> frag_mean;    // fragmentation / capacity, mean over seeds
+  std::vector<double> failed_mean;  // share of arrived GPU request that found no place
 };
 
 // Pods are drawn uniformly with replacement from w.jobs (stream

@@ -15,11 +15,11 @@ namespace utilsim::tools {
 
 // Reader options that a few formats take (others ignore them).
 struct ReaderOptions {
-  int32_t nodes = 0;           // aaic: cluster nodes (0 = the format's default, 50)
-  int32_t gpus_per_node = 8;   // itp, swf: node size for gangs
-  std::string pending = "run";  // openb: "run" (from creation) or "skip"
+  int32_t nodes = 0;             // aaic: cluster nodes (0 = the format's default, 50)
+  int32_t gpus_per_node = 8;     // itp, swf: node size for gangs
+  std::string pending = "run";   // openb: "run" (from creation) or "skip"
   std::string swf_unit = "gpu";  // swf: "gpu" or "cpu"
-  std::string node_list;       // openb: node list (default: openb_node_list_all_node.csv beside)
+  std::string node_list;         // openb: node list (default: openb_node_list_all_node.csv beside)
 };
 
 // (name, description) of every trace format.

@@ -32,7 +32,7 @@ struct InputOptions {
   // Telemetry turned into a profile library attached to jobs without utilization.
   std::string util_library, util_library_format;
   std::string attach = "series";  // "series" or "mean"
-  bool require_cluster = true;     // false: a missing cluster is not an error (inspect, convert)
+  bool require_cluster = true;    // false: a missing cluster is not an error (inspect, convert)
   // Called for a built-in workload with the jobs and nodes it is about to
   // generate (nodes of the synthetic cluster, 0 with --cluster), before any
   // is generated; an error ends LoadInputs with it (the memory guard,
@@ -43,9 +43,9 @@ struct InputOptions {
 struct Inputs {
   Workload workload;
   ClusterSpec cluster;
-  std::string digest;  // digest of workload and cluster together
-  std::string format;  // the format actually used
-  traces::TraceData trace_info;  // warnings, notes, counts (workload moved out)
+  std::string digest;              // digest of workload and cluster together
+  std::string format;              // the format actually used
+  traces::TraceData trace_info;    // warnings, notes, counts (workload moved out)
   std::vector<std::string> notes;  // for result metadata: warnings, attachment rules
 };
 

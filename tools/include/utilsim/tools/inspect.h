@@ -13,14 +13,14 @@
 namespace utilsim::tools {
 
 struct Finding {
-  std::string what;       // short description
-  int64_t count = 0;      // how many jobs/rows
+  std::string what;                // short description
+  int64_t count = 0;               // how many jobs/rows
   std::vector<std::string> first;  // first offending jobs or lines (<= 5)
-  bool fatal = false;     // makes `inspect` exit non-zero
+  bool fatal = false;              // makes `inspect` exit non-zero
 };
 
 struct InspectResult {
-  std::string text;              // the report
+  std::string text;  // the report
   std::vector<Finding> findings;
   bool fatal() const;
 };

@@ -11,13 +11,13 @@
 namespace utilsim::tools {
 
 struct WaitFidelity {
-  int64_t jobs = 0;           // jobs with a recorded start that the run started
+  int64_t jobs = 0;  // jobs with a recorded start that the run started
   double recorded_mean_s = 0, simulated_mean_s = 0;
-  double mae_s = 0;           // mean |simulated wait - recorded wait|
-  double median_ae_s = 0;     // median of the same
-  double start_mae_s = 0;     // mean |simulated start - recorded start| (= wait MAE)
-  double spearman = 0;        // rank correlation of per-job waits (average ranks for ties)
-  double daily_pearson = 0;   // Pearson correlation of daily mean waits (by submit day)
+  double mae_s = 0;          // mean |simulated wait - recorded wait|
+  double median_ae_s = 0;    // median of the same
+  double start_mae_s = 0;    // mean |simulated start - recorded start| (= wait MAE)
+  double spearman = 0;       // rank correlation of per-job waits (average ranks for ties)
+  double daily_pearson = 0;  // Pearson correlation of daily mean waits (by submit day)
   int64_t days = 0;
   // Quantiles (p) of the two wait distributions, side by side.
   std::vector<double> quantile_p;

@@ -39,8 +39,8 @@ struct TraceData {
   Workload workload;
   std::optional<ClusterSpec> cluster;  // set when the trace lists its machines
   Warnings warnings;
-  int64_t rows_read = 0;               // data rows read from the job file(s)
-  int64_t bytes_read = 0;              // bytes of input consumed (uncompressed)
+  int64_t rows_read = 0;   // data rows read from the job file(s)
+  int64_t bytes_read = 0;  // bytes of input consumed (uncompressed)
   // Free-form facts the reader wants `inspect` to show ("time origin: UNIX
   // 1499996961 = 2017-07-14 01:49:21 UTC", "cluster: 50 nodes x 8 GPUs
   // (documented, not in the file)").
@@ -50,14 +50,14 @@ struct TraceData {
 // A measured utilization time series of one entity (a pod, a job, or one GPU
 // of a host), in absolute trace time.
 struct UtilTrack {
-  std::string job;        // pod / job id when the source labels it, else ""
-  std::string host;       // host name when known, else ""
-  int32_t gpu = -1;       // GPU index on the host, -1 unknown
+  std::string job;           // pod / job id when the source labels it, else ""
+  std::string host;          // host name when known, else ""
+  int32_t gpu = -1;          // GPU index on the host, -1 unknown
   std::string gpu_instance;  // MIG instance id when the series is per MIG device
   std::string namespace_name, container;
   UtilSignal signal = UtilSignal::kUnknown;
-  std::vector<Micros> time;  // strictly increasing
-  std::vector<float> busy;   // 0..1, same length as time
+  std::vector<Micros> time;        // strictly increasing
+  std::vector<float> busy;         // 0..1, same length as time
   std::vector<int64_t> mem_bytes;  // GPU memory used, same length, or empty
 };
 
