@@ -98,14 +98,18 @@ class Simulation final : public Engine, public PassContext, public RunView {
   void Account(JobIndex j);  // brings progress and busy accounting up to now_
   bool HasFutureWork() const;
   int64_t ConstBusy(JobIndex j) const;
+  // The GPU share job j holds while running, in micro-GPUs (an integer,
+  // exact as a double).
+  double MicroGpus(JobIndex j) const {
+    const Job& job = w_.jobs[j];
+    return static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0;
+  }
   // Contribution of a running constant-util job to the idle sum of cause c,
   // micro-GPUs (from its current share).
   int64_t IdleMicro(JobIndex j, size_t c) const {
     const float share = runs_[j].share[c];
     if (share == 0.0f) return 0;
-    const Job& job = w_.jobs[j];
-    return std::llround(static_cast<double>(job.task.total_gpu_milli()) * job.tasks * 1000.0 *
-                        static_cast<double>(share));
+    return std::llround(MicroGpus(j) * static_cast<double>(share));
   }
   void AddRunning(JobIndex j);
   void RemoveRunning(JobIndex j);

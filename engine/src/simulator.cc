@@ -178,10 +178,8 @@ void Simulation::Account(JobIndex j) {
     const double from = std::max(r.done, r.hwm);
     const double to = r.done + static_cast<double>(dt.us) * r.rate;
     if (to > from) {
-      const Job& job = w_.jobs[j];
-      r.busy_gpu_us += job.series < 0
-                           ? r.busy_frac * static_cast<double>(job.task.total_gpu_milli()) *
-                                 job.tasks / 1000.0 * (to - from) / r.rate
+      r.busy_gpu_us += w_.jobs[j].series < 0
+                           ? r.busy_frac * MicroGpus(j) / 1e6 * (to - from) / r.rate
                            : SeriesBusyUs(j, from, to);
       r.hwm = to;
     }
@@ -295,8 +293,7 @@ void Simulation::DoSample() {
     const JobRun& r = runs_[j];
     const double f =
         progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(r.done)), r.rate, r.speed);
-    const double gpus_micro =
-        static_cast<double>(w_.jobs[j].task.total_gpu_milli()) * w_.jobs[j].tasks * 1000.0;
+    const double gpus_micro = MicroGpus(j);
     busy_micro += std::llround(f * gpus_micro);
     // The idle part now, divided like the job's idle shares.
     double total = 0;
@@ -349,7 +346,6 @@ int64_t Simulation::ConstBusy(JobIndex j) const {
 double Simulation::SeriesBusyUs(JobIndex j, double d0, double d1) const {
   const Job& job = w_.jobs[j];
   const JobRun& r = runs_[j];
-  const double gpus = static_cast<double>(job.task.total_gpu_milli()) * job.tasks / 1000.0;
   auto frac = [&](Micros at) { return progress_->BusyFraction(job, w_, at, r.rate, r.speed); };
   const std::vector<Micros>& off = w_.series[job.series].offset;
   // First step boundary after d0.
@@ -366,7 +362,7 @@ double Simulation::SeriesBusyUs(JobIndex j, double d0, double d1) const {
     d = next;
     ++k;
   }
-  return gpus * acc / r.rate;
+  return MicroGpus(j) / 1e6 * acc / r.rate;
 }
 
 void Simulation::UpdateStranded(const Placement& p) {
@@ -427,11 +423,11 @@ const JobMeter* Simulation::MeterAt(const JobMarks* m, size_t* cursor, JobIndex 
 }
 
 WindowTotals Simulation::WindowFigures(const std::vector<JobRecord>& jobs, Micros ws, Micros we) {
-  // Which instant each end of the window is: the run's start (nothing held
-  // yet), a mark of the arrivals window, or the end of the run.
-  const JobMarks* from = ws == marks_[0].time && ws > window_start_ ? &marks_[0] : nullptr;
-  const JobMarks* to = we == marks_[1].time && marks_[1].taken ? &marks_[1] : nullptr;
+  // Which instant each end of the window is. Start: the run's start (nothing
+  // held yet) or the arrivals window's first mark. End: its second mark, or
+  // the end of the run (null: the totals).
   const bool from_start = ws <= window_start_;
+  const JobMarks* to = we == marks_[1].time && marks_[1].taken ? &marks_[1] : nullptr;
   WindowTotals t;
   const JobMeter zero;
   size_t cf = 0, ct = 0;
@@ -439,7 +435,7 @@ WindowTotals Simulation::WindowFigures(const std::vector<JobRecord>& jobs, Micro
     const JobRecord& rec = jobs[j];
     if (rec.start.us < 0) continue;
     const JobMeter total = MeterOf(j);
-    const JobMeter* a = from_start ? &zero : MeterAt(from, &cf, j, total, zero);
+    const JobMeter* a = from_start ? &zero : MeterAt(&marks_[0], &cf, j, total, zero);
     const JobMeter* b = MeterAt(to, &ct, j, total, zero);
     const JobMeter in = *b - *a;
     const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;

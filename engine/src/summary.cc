@@ -99,16 +99,18 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& t
   std::sort(jcts.begin(), jcts.end());
   std::sort(slowdowns.begin(), slowdowns.end());
   auto Percentile = SortedPercentile;
-  s.wait_mean_s = Mean(waits);
-  s.wait_p50_s = Percentile(waits, 50);
-  s.wait_p95_s = Percentile(waits, 95);
-  s.wait_p99_s = Percentile(waits, 99);
-  s.wait_max_s = Percentile(waits, 100);
-  s.queued_mean_s = Mean(queued);
-  s.queued_p50_s = Percentile(queued, 50);
-  s.queued_p95_s = Percentile(queued, 95);
-  s.queued_p99_s = Percentile(queued, 99);
-  s.queued_max_s = Percentile(queued, 100);
+  // Mean, p50, p95, p99 and max of sorted `v`.
+  auto spread = [&](const std::vector<double>& v, double* mean, double* p50, double* p95,
+                    double* p99, double* max) {
+    *mean = Mean(v);
+    *p50 = Percentile(v, 50);
+    *p95 = Percentile(v, 95);
+    *p99 = Percentile(v, 99);
+    *max = Percentile(v, 100);
+  };
+  spread(waits, &s.wait_mean_s, &s.wait_p50_s, &s.wait_p95_s, &s.wait_p99_s, &s.wait_max_s);
+  spread(queued, &s.queued_mean_s, &s.queued_p50_s, &s.queued_p95_s, &s.queued_p99_s,
+         &s.queued_max_s);
   s.jct_mean_s = Mean(jcts);
   s.jct_p50_s = Percentile(jcts, 50);
   s.jct_p95_s = Percentile(jcts, 95);

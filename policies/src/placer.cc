@@ -82,10 +82,10 @@ Status Placer::Started(const std::string& id, const Job& job, const Placement& p
     if (drained_.count(t.node)) nodes.insert(t.node);
   for (NodeIndex n : nodes) Unhold(&drained_[n]);
   Status s = Status::Ok();
-  size_t done = 0;
-  for (; done < p.size() && s.ok(); ++done) s = state_.Allocate(p[done], job.task);
-  if (!s.ok()) {
-    for (size_t i = 0; i + 1 < done; ++i) state_.Release(p[i], job.task);
+  for (size_t i = 0; i < p.size() && s.ok(); ++i) {
+    s = state_.Allocate(p[i], job.task);
+    if (!s.ok())  // give back the tasks claimed before this one
+      for (size_t k = 0; k < i; ++k) state_.Release(p[k], job.task);
   }
   for (NodeIndex n : nodes) drained_[n] = Hold(n);
   if (!s.ok()) return Status::Error("job '" + id + "': " + s.message());

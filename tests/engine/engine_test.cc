@@ -138,6 +138,74 @@ TEST(Engine, CreateRefusesBadInputs) {
   EXPECT_FALSE(Engine::Create(FourGpus(), Abc(), s, bad).ok());
 }
 
+// A scheduler that, in its first pass, claims resources on the cluster state
+// without starting a job (a policy bug the engine cannot see happen).
+class LeakingFifo final : public FakeFifo {
+ public:
+  explicit LeakingFifo(TaskDemand leak) : leak_(leak) {}
+  Status Pass(PassContext& ctx) override {
+    if (!leaked_) {
+      leaked_ = true;
+      if (Status s = ctx.cluster().Allocate(TaskPlacement{0, leak_.gpus ? 0x8u : 0u}, leak_);
+          !s.ok())
+        return s;
+    }
+    return FakeFifo::Pass(ctx);
+  }
+
+ private:
+  TaskDemand leak_;
+  bool leaked_ = false;
+};
+
+TEST(Engine, ResourcesClaimedBehindTheEnginesBackBreakAnInvariant) {
+  // One GPU held from t=0 that no job holds: the cluster's allocation
+  // integral exceeds the jobs' by 1 GPU x the window; the run fails.
+  Workload w;
+  Job a;
+  a.name = "a";
+  a.task.gpus = 2;
+  a.runtime = Seconds(100);
+  w.jobs = {a};
+  w.Finalize();
+  TaskDemand gpu;
+  gpu.gpus = 1;
+  LeakingFifo s(gpu);
+  auto r = Simulate(FourGpus(), w, s, Config());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                "invariant 'job allocations = integral of the cluster's allocation' violated"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("no result was written"), std::string::npos);
+}
+
+TEST(Engine, SamplesThatDisagreeWithTheTrackedStateBreakAnInvariant) {
+  // All the node's CPU claimed behind the engine's back: its free GPUs are
+  // now stranded (no task of 1 core fits), which the engine's own count,
+  // kept as jobs start and end, does not know; the first sample says so.
+  Workload w;
+  Job a;
+  a.name = "a";
+  a.task.gpus = 1;
+  a.task.cpu_milli = 1000;
+  a.submit = Seconds(10);
+  a.runtime = Seconds(100);
+  w.jobs = {a};
+  w.Finalize();
+  TaskDemand cpu;
+  cpu.gpus = 0;
+  cpu.cpu_milli = 16000;
+  LeakingFifo s(cpu);
+  auto r = Simulate(FourGpus(), w, s, Config());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("invariant 'samples show the tracked state' violated"),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("stranded GPUs: 4 sampled, 0 tracked"), std::string::npos)
+      << r.status().message();
+}
+
 TEST(Engine, EventKindNames) {
   EXPECT_STREQ(EventKindName(EventKind::kArrival), "arrival");
   EXPECT_STREQ(EventKindName(EventKind::kPreempt), "preempt");

@@ -46,9 +46,7 @@ constexpr char kReportFormat[] =
 // before the rename.
 OutputGuard Guard(const Options& o, const std::string& option, bool allow_stdout = false,
                   const std::string& format = "") {
-  OutputGuard g{option, InputPaths(o.input), allow_stdout, format};
-  if (!o.profiles.empty()) g.inputs.push_back({"--profiles", o.profiles});
-  return g;
+  return OutputGuard{option, InputPaths(o.input, o.profiles), allow_stdout, format};
 }
 
 // Fails early, before a long run, if `path` could not be written or would

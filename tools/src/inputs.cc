@@ -59,7 +59,7 @@ ProfileLibrary LibraryFromTelemetry(const traces::TelemetryData& t, const std::s
 
 }  // namespace
 
-std::vector<NamedPath> InputPaths(const InputOptions& opt) {
+std::vector<NamedPath> InputPaths(const InputOptions& opt, const std::string& profiles) {
   std::vector<NamedPath> out;
   auto add = [&](const char* option, const std::string& list) {
     for (const auto& p : SplitPaths(list)) out.push_back({option, p});
@@ -78,6 +78,7 @@ std::vector<NamedPath> InputPaths(const InputOptions& opt) {
   add("--telemetry", opt.telemetry);
   add("--util-library", opt.util_library);
   add("--node-list", opt.reader.node_list);
+  if (!profiles.empty()) out.push_back({"--profiles", profiles});
   return out;
 }
 

@@ -251,33 +251,15 @@ Result<PlanTarget> ParsePlanTarget(const std::string& text) {
 }
 
 double TargetFigure(const Summary& s, const PlanTarget& t) {
-  if (t.queued) {
-    switch (t.metric) {
-      case PlanTarget::Metric::kMean:
-        return s.queued_mean_s;
-      case PlanTarget::Metric::kP50:
-        return s.queued_p50_s;
-      case PlanTarget::Metric::kP95:
-        return s.queued_p95_s;
-      case PlanTarget::Metric::kP99:
-        return s.queued_p99_s;
-      case PlanTarget::Metric::kMax:
-        return s.queued_max_s;
-    }
-  }
-  switch (t.metric) {
-    case PlanTarget::Metric::kMean:
-      return s.wait_mean_s;
-    case PlanTarget::Metric::kP50:
-      return s.wait_p50_s;
-    case PlanTarget::Metric::kP95:
-      return s.wait_p95_s;
-    case PlanTarget::Metric::kP99:
-      return s.wait_p99_s;
-    case PlanTarget::Metric::kMax:
-      return s.wait_max_s;
-  }
-  return NAN;
+  // In PlanTarget::Metric order: mean, p50, p95, p99, max.
+  static constexpr double Summary::*kWait[] = {&Summary::wait_mean_s, &Summary::wait_p50_s,
+                                               &Summary::wait_p95_s, &Summary::wait_p99_s,
+                                               &Summary::wait_max_s};
+  static constexpr double Summary::*kQueued[] = {&Summary::queued_mean_s, &Summary::queued_p50_s,
+                                                 &Summary::queued_p95_s, &Summary::queued_p99_s,
+                                                 &Summary::queued_max_s};
+  const size_t m = static_cast<size_t>(t.metric);
+  return m < 5 ? s.*(t.queued ? kQueued : kWait)[m] : NAN;
 }
 
 std::vector<int32_t> ApportionNodes(const std::vector<int32_t>& counts, int64_t total) {

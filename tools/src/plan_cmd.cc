@@ -39,9 +39,7 @@ namespace {
 
 // What an output may not replace: the files the command reads (output_path.h).
 OutputGuard Guard(const SharedCliOptions& sh, const std::string& option) {
-  OutputGuard g{option, InputPaths(*sh.input), false, ""};
-  if (!sh.profiles.empty()) g.inputs.push_back({"--profiles", sh.profiles});
-  return g;
+  return OutputGuard{option, InputPaths(*sh.input, sh.profiles), false, ""};
 }
 
 Result<PolicyRegistry> Registry(const std::string& profiles) {

@@ -52,9 +52,9 @@ struct Inputs {
 // The files and folders LoadInputs(opt) reads, each with its option: every
 // path of --trace (none for builtin:*), --cluster, --telemetry,
 // --util-library, --node-list, and for an openb trace without --node-list
-// the node list beside the pods. Outputs must not replace them
-// (output_path.h).
-std::vector<NamedPath> InputPaths(const InputOptions& opt);
+// the node list beside the pods; plus `profiles` (--profiles) when given.
+// Outputs must not replace them (output_path.h).
+std::vector<NamedPath> InputPaths(const InputOptions& opt, const std::string& profiles = "");
 
 // Loads and prepares inputs. Errors name the option or file at fault.
 Result<Inputs> LoadInputs(const InputOptions& opt);
