@@ -13,7 +13,7 @@
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stall_model.h"
 #include "utilsim/policies/registry.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 #include "utilsim/workloads/synthetic.h"
 
 namespace {

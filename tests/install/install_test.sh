@@ -43,13 +43,13 @@ quiet "$cmake" --install "$build" --prefix "$prefix"
 for f in bin/utilsim \
   include/utilsim/engine/simulator.h include/utilsim/policies/registry.h \
   include/utilsim/workloads/synthetic.h include/utilsim/traces/canonical.h \
-  include/utilsim/tools/report.h \
+  include/utilsim/analysis/report.h \
   lib/cmake/utilsim/utilsimConfig.cmake lib/cmake/utilsim/utilsimConfigVersion.cmake \
   lib/cmake/utilsim/utilsimTargets.cmake lib/pkgconfig/utilsim.pc; do
   [[ -f $prefix/$f ]] || fail "not installed: $f"
 done
 shared=0
-for n in engine policies workloads traces tools; do
+for n in engine policies workloads traces io results analysis; do
   if [[ -f $prefix/lib/libutilsim_$n.so ]]; then
     shared=1
     [[ -f $prefix/lib/libutilsim_$n.so.0 ]] || fail "libutilsim_$n.so without SOVERSION 0"
@@ -96,7 +96,7 @@ step "pkg-config utilsim (PKG_CONFIG_PATH=$prefix/lib/pkgconfig)"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 [[ $(pkg-config --modversion utilsim) == 0.1.0 ]] || fail "pkg-config --modversion utilsim"
 libs=$(pkg-config --libs utilsim)
-[[ $libs == *"-lutilsim_tools -lutilsim_traces -lutilsim_workloads -lutilsim_policies -lutilsim_engine"* ]] ||
+[[ $libs == *"-lutilsim_analysis -lutilsim_results -lutilsim_io -lutilsim_traces -lutilsim_workloads -lutilsim_policies -lutilsim_engine"* ]] ||
   fail "pkg-config --libs utilsim: $libs"
 echo '#include "utilsim/policies/registry.h"
 int main() { return utilsim::BuiltinPolicies().Has("best-fit") ? 0 : 1; }' >"$tmp/one.cc"

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "suggest.h"
 #include "testutil/testutil.h"
-#include "utilsim/tools/suggest.h"
 
-namespace utilsim::tools {
+namespace utilsim::cli {
 namespace {
 
 using testutil::Fixture;
@@ -205,4 +205,4 @@ TEST(Suggest, EditDistanceAndThreshold) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim::cli

@@ -1,4 +1,4 @@
-#include "utilsim/tools/console_table.h"
+#include "console_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "utilsim/tools/csv_export.h"
+#include "utilsim/results/csv_export.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // `utilsim diagnose`: the three answers' numbers against the run's own tables
 // (read back with SQL from the database the same command wrote), the cause
 // table, the policy names it recommends, and bad input.
-#include "utilsim/tools/diagnose.h"
+#include "utilsim/analysis/diagnose.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -13,9 +13,9 @@
 
 #include "testutil/testutil.h"
 #include "utilsim/policies/registry.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 bool Has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
@@ -236,4 +236,4 @@ TEST(DiagnoseCli, BadInputsAreClearErrors) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

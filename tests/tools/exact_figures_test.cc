@@ -8,7 +8,7 @@
 #include <string>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim {
 namespace {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim {
 namespace {

@@ -1,15 +1,15 @@
 // `--scale-host-requests CPU[,MEM]` (host_scale.h): parsing, the transform by
 // hand, and the option through run, compare, plan and --mig.
-#include "utilsim/tools/host_scale.h"
+#include "utilsim/analysis/host_scale.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 using testutil::Fixture;
@@ -168,4 +168,4 @@ TEST(HostScaleCli, AppliesBeforeMigRightSizing) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

@@ -1,6 +1,6 @@
 // The runaway guard: the estimator's arithmetic, sizes, sample counts, the
 // refusal message, and the refusal end to end (without running anything big).
-#include "utilsim/tools/memory_guard.h"
+#include "utilsim/analysis/memory_guard.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "testutil/testutil.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 bool Has(const std::string& s, const std::string& part) {
@@ -144,4 +144,4 @@ TEST(MemoryGuardCli, RefusesRunawayRunsBeforeTheyStart) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

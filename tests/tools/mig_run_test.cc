@@ -2,17 +2,17 @@
 // fixtures, notes say the results are derived, ComputeMigUsage checked by
 // hand on a tiny case, and the errors for bad values and clusters without
 // MIG.
-#include "utilsim/tools/mig_run.h"
+#include "utilsim/analysis/mig_run.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/inputs.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/io/inputs.h"
+#include "utilsim/results/result_store.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 using testutil::Fixture;
@@ -279,4 +279,4 @@ TEST(MigRun, HelpExplainsMig) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

@@ -13,16 +13,16 @@
 #include <vector>
 
 #include "testutil/testutil.h"
+#include "utilsim/analysis/host_scale.h"
+#include "utilsim/analysis/mig_run.h"
+#include "utilsim/analysis/plan.h"
+#include "utilsim/analysis/runner.h"
 #include "utilsim/engine/mig.h"
 #include "utilsim/engine/mig_cluster.h"
+#include "utilsim/io/inputs.h"
 #include "utilsim/policies/registry.h"
-#include "utilsim/tools/host_scale.h"
-#include "utilsim/tools/inputs.h"
-#include "utilsim/tools/mig_run.h"
-#include "utilsim/tools/plan.h"
-#include "utilsim/tools/runner.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
@@ -218,4 +218,4 @@ TEST(MigStudy, DynamicRepartitioningNeedsFewerGpus) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

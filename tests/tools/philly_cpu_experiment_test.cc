@@ -12,11 +12,11 @@
 #include "testutil/testutil.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stall_model.h"
+#include "utilsim/io/philly_scenario.h"
 #include "utilsim/policies/coresource.h"
 #include "utilsim/policies/registry.h"
-#include "utilsim/tools/philly_scenario.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 TEST(PhillyCpuExperiment, MeasuredShapeBeatsProportionalOnStarvedJobs) {
@@ -72,4 +72,4 @@ TEST(PhillyCpuExperiment, MeasuredShapeBeatsProportionalOnStarvedJobs) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

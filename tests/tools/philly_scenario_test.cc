@@ -3,7 +3,7 @@
 // "Calibration" records the numbers asserted here; run
 //   build/tests/tools_tests --gtest_filter='PhillyCalibration*'
 // to print them).
-#include "utilsim/tools/philly_scenario.h"
+#include "utilsim/io/philly_scenario.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "testutil/testutil.h"
 #include "utilsim/traces/philly.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 using testutil::Fixture;
@@ -226,4 +226,4 @@ TEST(PhillyCalibration, ScenarioAttributesNothingAndTheBoundIsSmall) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

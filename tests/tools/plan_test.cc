@@ -1,7 +1,7 @@
 // `utilsim plan`: targets, candidate clusters, the search (each chosen size
 // re-run independently through the CLI), determinism across thread counts and
 // an unmeetable target.
-#include "utilsim/tools/plan.h"
+#include "utilsim/analysis/plan.h"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <string>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 #include "utilsim/traces/canonical.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 bool Has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
@@ -285,4 +285,4 @@ TEST(PlanCli, TextTableAndErrors) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

@@ -1,6 +1,6 @@
 // The progress bar: formatting, the board's arithmetic, the runner hook, and
 // that nothing is printed when stderr is not a terminal.
-#include "utilsim/tools/progress.h"
+#include "utilsim/analysis/progress.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 #include <string>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/inputs.h"
-#include "utilsim/tools/runner.h"
+#include "utilsim/analysis/runner.h"
+#include "utilsim/io/inputs.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 TEST(ProgressFormat, FakeTick) {
@@ -142,9 +142,9 @@ TEST(ProgressCli, NothingExtraWhenStderrIsNotATerminal) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 TEST(ProgressFormat, FinalTickSaysDone) {
@@ -230,4 +230,4 @@ TEST(ProgressCli, AlwaysWritesPlainLinesNeverNothing) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

@@ -20,8 +20,8 @@
 #include <set>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/report.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/analysis/report.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim {
 namespace {

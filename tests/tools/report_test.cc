@@ -2,7 +2,7 @@
 // read back from the page's inlined JSON, determinism, self-containment, and
 // every bad input of `utilsim report`. The browser side is in
 // report_browser_test.cc.
-#include "utilsim/tools/report.h"
+#include "utilsim/analysis/report.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/csv_export.h"
-#include "utilsim/tools/output_path.h"
-#include "utilsim/tools/report.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/analysis/report.h"
+#include "utilsim/io/output_path.h"
+#include "utilsim/results/csv_export.h"
+#include "utilsim/results/result_store.h"
 #include "utilsim/traces/temp_file.h"
 
 extern char** environ;

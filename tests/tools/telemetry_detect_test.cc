@@ -1,18 +1,17 @@
-// Telemetry format detection (tools/src/formats.cc): every format is told
+// Telemetry format detection (tools/io/src/formats.cc): every format is told
 // from its file's name or header, and an unrecognised file names the option
 // it came from and that option's -format.
 #include <gtest/gtest.h>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/formats.h"
-#include "utilsim/tools/inputs.h"
+#include "utilsim/io/formats.h"
+#include "utilsim/io/inputs.h"
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim {
 namespace {
 
 using testutil::Fixture;
-using tools::DetectTelemetryFormat;
 
 std::string Detect(const std::string& fixture, const std::string& option = "--telemetry") {
   auto f = DetectTelemetryFormat({Fixture(fixture)}, option);
@@ -57,18 +56,18 @@ TEST(TelemetryDetect, UnrecognisedNamesTheOptionItCameFrom) {
 // Through LoadInputs, as `--util-library FILE` without a format: the
 // reordered GenAI fixture becomes a two-entry profile library.
 TEST(TelemetryDetect, UtilLibraryWithoutFormatLoads) {
-  tools::InputOptions opt;
+  InputOptions opt;
   opt.trace = Fixture("canonical/jobs_minimal.csv");
   opt.cluster = Fixture("canonical/cluster.yaml");
   opt.util_library = Fixture("telemetry/genai_columns_reordered.csv");
-  auto in = tools::LoadInputs(opt);
+  auto in = LoadInputs(opt);
   ASSERT_TRUE(in.ok()) << in.status().message();
   bool noted = false;
   for (const auto& n : in.value().notes) noted = noted || n.find("(genai)") != std::string::npos;
   EXPECT_TRUE(noted);
 
   opt.util_library = Fixture("telemetry/unrecognised_series.csv");
-  auto bad = tools::LoadInputs(opt);
+  auto bad = LoadInputs(opt);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("use --util-library-format"), std::string::npos)
       << bad.status().message();

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim {
 namespace {

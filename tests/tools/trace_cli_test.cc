@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "testutil/testutil.h"
-#include "utilsim/tools/result_store.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim {
 namespace {

@@ -1,10 +1,10 @@
-#include "utilsim/tools/validate.h"
+#include "utilsim/analysis/validate.h"
 
 #include <gtest/gtest.h>
 
 #include "testutil/testutil.h"
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 TEST(Validate, CorrelationsByHand) {
@@ -58,9 +58,9 @@ TEST(Validate, AaicCapacitySweep) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim
 
-namespace utilsim::tools {
+namespace utilsim {
 namespace {
 
 TEST(FgdExperiment, OpenbRanksFgdFirstAndRandomLast) {
@@ -75,4 +75,4 @@ TEST(FgdExperiment, OpenbRanksFgdFirstAndRandomLast) {
 }
 
 }  // namespace
-}  // namespace utilsim::tools
+}  // namespace utilsim

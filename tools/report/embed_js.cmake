@@ -1,11 +1,11 @@
 # Script mode (cmake -P), run at build time by tools/CMakeLists.txt: writes
 # OUT, a C++ source that holds the minified builds of vega, vega-lite and
 # vega-embed as raw string literals, in load order, for the HTML report
-# (tools/src/report_assets.h declares what it defines).
+# (tools/analysis/src/report_assets.h declares what it defines).
 #
 #   -DNODE_MODULES=<folder holding vega/, vega-lite/, vega-embed/>
 #   -DPACKAGE_JSON=<tools/report/package.json>  the exact versions expected
-#   -DHEADER=<absolute path of tools/src/report_assets.h>
+#   -DHEADER=<absolute path of tools/analysis/src/report_assets.h>
 #   -DOUT=<generated .cc, in the build folder>
 #
 # Each library's `//# sourceMappingURL=` comment is dropped (the map is not

@@ -1,0 +1,39 @@
+// Fidelity of a replay: simulated against recorded per-job waits and starts,
+// for traces that recorded their schedule (AAIC, openb, SWF, ...).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "utilsim/engine/job.h"
+#include "utilsim/engine/metrics.h"
+
+namespace utilsim {
+
+struct WaitFidelity {
+  int64_t jobs = 0;  // jobs with a recorded start that the run started
+  double recorded_mean_s = 0, simulated_mean_s = 0;
+  double mae_s = 0;          // mean |simulated wait - recorded wait|
+  double median_ae_s = 0;    // median of the same
+  double start_mae_s = 0;    // mean |simulated start - recorded start| (= wait MAE)
+  double spearman = 0;       // rank correlation of per-job waits (average ranks for ties)
+  double daily_pearson = 0;  // Pearson correlation of daily mean waits (by submit day)
+  int64_t days = 0;
+  // Quantiles (p) of the two wait distributions, side by side.
+  std::vector<double> quantile_p;
+  std::vector<double> recorded_q, simulated_q;
+};
+
+// Compares run `r` of workload `w` with the starts `w` recorded.
+WaitFidelity CompareWaits(const Workload& w, const RunResult& r);
+
+// Spearman's rho with average ranks for ties; 0 when fewer than 2 values or
+// a constant series. Exposed for tests.
+double Spearman(const std::vector<double>& a, const std::vector<double>& b);
+double Pearson(const std::vector<double>& a, const std::vector<double>& b);
+
+// A fixed-width table of several fidelity results (one column per label).
+std::string FormatFidelity(const std::vector<std::string>& labels,
+                           const std::vector<WaitFidelity>& f);
+
+}  // namespace utilsim

@@ -1,0 +1,517 @@
+#include "cli.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "cli_checks.h"
+#include "cli_options.h"
+#include "cli_usage.h"
+#include "commands.h"
+#include "console_table.h"
+#include "plan_cmd.h"
+#include "utilsim/analysis/fgd_experiment.h"
+#include "utilsim/analysis/host_scale.h"
+#include "utilsim/analysis/inspect.h"
+#include "utilsim/analysis/memory_guard.h"
+#include "utilsim/analysis/progress.h"
+#include "utilsim/analysis/report.h"
+#include "utilsim/analysis/runner.h"
+#include "utilsim/engine/simulator.h"
+#include "utilsim/io/formats.h"
+#include "utilsim/io/inputs.h"
+#include "utilsim/io/output_path.h"
+#include "utilsim/policies/registry.h"
+#include "utilsim/results/csv_export.h"
+#include "utilsim/results/result_store.h"
+#include "utilsim/traces/canonical.h"
+
+namespace utilsim::cli {
+namespace {
+
+using Options = CliOptions;
+
+constexpr char kDbFormat[] = "a SQLite results database";
+constexpr char kReportFormat[] =
+    "compare's HTML report (standard output carries its summary; `utilsim report DB -o -` "
+    "prints one)";
+
+// What an output of the command may not replace: every file it reads
+// (output_path.h). The writers check their path against it again just
+// before the rename.
+OutputGuard Guard(const Options& o, const std::string& option, bool allow_stdout = false,
+                  const std::string& format = "") {
+  return OutputGuard{option, InputPaths(o.input, o.profiles), allow_stdout, format};
+}
+
+// Fails early, before a long run, if `path` could not be written or would
+// replace an input, a link, a device, a FIFO or a folder (CheckOutput).
+Status CheckWritable(const Options& o, const std::string& path, const std::string& option,
+                     bool allow_stdout = false, const std::string& format = "") {
+  return CheckOutput(path, Guard(o, option, allow_stdout, format));
+}
+
+Status Execute(Options& o, std::vector<std::string> policies, const std::string& baseline,
+               const std::string& title) {
+  if (Status s = CheckWritable(o, o.out, "--out", false, kDbFormat); !s.ok()) return s;
+  if (Status s = CheckWritable(o, o.report, "--report", false, kReportFormat); !s.ok()) return s;
+  if (Status s = CheckCsvExport(o.csv_dir, Guard(o, "--csv")); !s.ok()) return s;
+  {
+    std::vector<NamedPath> outs = {{"--out", o.out}, {"--report", o.report}};
+    if (!o.csv_dir.empty())
+      for (const auto& f : CsvExportPaths(o.csv_dir)) outs.push_back({"--csv", f});
+    if (Status s = CheckDistinctOutputs(outs); !s.ok()) return s;
+  }
+  if (!o.report.empty())
+    if (Status s = CheckReportBuilt(); !s.ok()) return Status::Error("--report: " + s.message());
+  PolicyRegistry reg = BuiltinPolicies();
+  if (!o.profiles.empty())
+    if (Status s = LoadProfiles(o.profiles, &reg); !s.ok()) return s;
+  // Policy names and --baseline were checked after parsing (RunMain).
+  const size_t base =
+      baseline.empty() ? 0
+                       : static_cast<size_t>(std::find(policies.begin(), policies.end(), baseline) -
+                                             policies.begin());
+  // Shift the input's seed into the runs so both are recorded.
+  o.run.seed = o.input.seed;
+  const int64_t runs_n = static_cast<int64_t>(policies.size());
+  const std::string runs_label = std::to_string(runs_n) + (runs_n == 1 ? " policy" : " policies");
+  const MemoryLimit limit = ResolveMemoryLimit(o.max_memory);
+  o.input.before_generate = GuardBeforeGenerate(limit, runs_n, runs_label);
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  if (Status s = CheckMemory(DemandOfRuns(in.value(), o.run, runs_n, runs_label), limit); !s.ok())
+    return s;
+  // Horizon is given relative to the first submission.
+  if (o.run.horizon_s >= 0 && !in.value().workload.jobs.empty())
+    o.run.horizon_s += in.value().workload.jobs.front().submit.seconds();
+  // Progress on stderr by --progress (docs/planning.md).
+  auto bar = ProgressBar::ForStderr(title.substr(8, title.find(':') - 8),  // "utilsim run: x"
+                                    ParseProgressMode(o.progress).value());
+  o.run.progress = bar ? bar->board() : nullptr;
+  auto results = RunPolicies(in.value(), reg, policies, o.run);
+  bar.reset();
+  o.run.progress = nullptr;
+  if (!results.ok()) return results.status();
+  const auto& runs = results.value();
+  std::cout << title << "\n"
+            << "workload: " << in.value().workload.source << " (" << in.value().workload.jobs.size()
+            << " jobs), cluster: " << in.value().cluster.name << " ("
+            << in.value().cluster.total_gpus() << " GPUs on " << in.value().cluster.total_nodes()
+            << " nodes), seed " << o.input.seed << "\n\n";
+  std::cout << (runs.size() == 1 ? FormatSummary(runs[0]) : FormatComparison(runs, base));
+  if (!runs.empty()) {
+    const Summary& s0 = runs[0].summary;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "\nAllocation, utilization and GPU-hours cover the %s window %.1f h .. %.1f h "
+                  "(%.1f h); makespan covers every job.\n",
+                  o.run.window.c_str(), s0.window_start.seconds() / 3600,
+                  s0.window_end.seconds() / 3600,
+                  (s0.window_end - s0.window_start).seconds() / 3600);
+    std::cout << buf;
+  }
+  if (!o.out.empty()) {
+    if (Status s = WriteResults(runs, o.out, Guard(o, "--out")); !s.ok()) return s;
+    std::cout << "\nResults written to " << o.out
+              << " (tables runs, jobs, samples; schema in docs/results.md)\n";
+  }
+  if (!o.csv_dir.empty()) {
+    if (Status s = ExportCsv(runs, o.csv_dir, Guard(o, "--csv")); !s.ok()) return s;
+    std::cout << "CSV written to " << o.csv_dir << "/{runs,jobs,samples}.csv\n";
+  }
+  if (!o.report.empty()) {
+    if (Status s = WriteReport(runs, o.report, {}, Guard(o, "--report", false, kReportFormat));
+        !s.ok())
+      return s;
+    std::cout << "Report written to " << o.report << " (HTML; docs/report.md)\n";
+  }
+  if (runs.size() > 1) {
+    // Notes shared by every run (input warnings, attachment rules) once; the
+    // rest per run.
+    auto split = [](const std::string& notes) {
+      std::vector<std::string> parts;
+      size_t pos = 0;
+      while (pos < notes.size()) {
+        size_t end = notes.find("; ", pos);
+        if (end == std::string::npos) end = notes.size();
+        if (end > pos) parts.push_back(notes.substr(pos, end - pos));
+        pos = end + 2;
+      }
+      return parts;
+    };
+    const std::vector<std::string> first = split(runs[0].meta.notes);
+    for (const auto& n : first) {
+      bool everywhere = true;
+      for (const auto& r : runs) everywhere &= r.meta.notes.find(n) != std::string::npos;
+      if (everywhere) std::cout << "note: " << n << "\n";
+    }
+    for (const auto& r : runs)
+      for (const auto& n : split(r.meta.notes))
+        if (std::find(first.begin(), first.end(), n) == first.end() ||
+            std::any_of(runs.begin(), runs.end(), [&](const RunResult& x) {
+              return x.meta.notes.find(n) == std::string::npos;
+            }))
+          std::cout << "note (" << r.meta.label << "): " << n << "\n";
+  }
+  return Status::Ok();
+}
+
+Status InspectCommand(Options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  o.input.require_cluster = false;
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  traces::TraceData data = in.value().trace_info;
+  data.workload = std::move(in.value().workload);
+  std::optional<ClusterSpec> cluster;
+  if (!in.value().cluster.groups.empty()) cluster = in.value().cluster;
+  InspectResult r = Inspect(data, cluster, in.value().format);
+  std::cout << r.text;
+  for (const auto& n : in.value().notes)
+    if (n.rfind("input: ", 0) != 0) std::cout << "note: " << n << "\n";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "\nread in %.2f s (%.0f rows/s, %.1f MB/s)\n", secs,
+                static_cast<double>(data.rows_read) / std::max(secs, 1e-9),
+                static_cast<double>(data.bytes_read) / 1e6 / std::max(secs, 1e-9));
+  std::cout << buf;
+  if (r.fatal()) return Status::Error("inspect: fatal problems found (see findings above)");
+  return Status::Ok();
+}
+
+Status ConvertCommand(Options& o, const std::string& cluster_out) {
+  if (o.out.empty()) return Status::Error("--out: required (the jobs CSV to write)");
+  // "-" writes to standard output; the messages then go to stderr.
+  auto check = [&] {
+    if (Status s = CheckWritable(o, o.out, "--out", true); !s.ok()) return s;
+    if (Status s = CheckWritable(o, cluster_out, "--cluster-out", true); !s.ok()) return s;
+    return CheckDistinctOutputs({{"--out", o.out}, {"--cluster-out", cluster_out}});
+  };
+  if (Status s = check(); !s.ok()) return s;
+  std::ostream& msg = (o.out == "-" || cluster_out == "-") ? std::cerr : std::cout;
+  o.input.require_cluster = false;
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  if (!cluster_out.empty() && in.value().cluster.groups.empty())
+    return Status::Error("--cluster-out: format " + in.value().format +
+                         " does not describe the cluster");
+  if (Status s = check(); !s.ok()) return s;  // again, just before writing
+  Status w = o.out == "-" ? traces::WriteJobsCsv(in.value().workload, stdout, "--out: -")
+                          : traces::WriteJobsCsv(in.value().workload, o.out);
+  if (!w.ok()) return w;
+  msg << "wrote " << in.value().workload.jobs.size() << " jobs to " << o.out << "\n";
+  if (!cluster_out.empty()) {
+    if (cluster_out == "-") {
+      const std::string yaml = traces::FormatClusterYaml(in.value().cluster);
+      std::fwrite(yaml.data(), 1, yaml.size(), stdout);
+      if (std::fflush(stdout) != 0) return Status::Error("--cluster-out: -: write error");
+    } else if (Status s = traces::WriteClusterYaml(in.value().cluster, cluster_out); !s.ok()) {
+      return s;
+    }
+    msg << "wrote the cluster (" << in.value().cluster.total_nodes() << " nodes, "
+        << in.value().cluster.total_gpus() << " GPUs) to " << cluster_out << "\n";
+  }
+  for (const auto& n : in.value().notes) msg << "note: " << n << "\n";
+  return Status::Ok();
+}
+
+// utilsim fgd-experiment: progress counts placed pods.
+Status FgdCommand(Options& o, FgdExperimentOptions opt, ProgressMode mode) {
+  o.input.require_cluster = true;
+  auto in = LoadInputs(o.input);
+  if (!in.ok()) return in.status();
+  auto bar = ProgressBar::ForStderr("fgd-experiment", mode);
+  opt.progress = bar ? bar->board() : nullptr;
+  auto curves = RunFgdExperiment(in.value().workload, in.value().cluster, opt);
+  bar.reset();
+  if (!curves.ok()) return curves.status();
+  std::cout << "utilsim fgd-experiment: " << in.value().workload.source << " on "
+            << in.value().cluster.total_gpus() << " GPUs, " << opt.seeds
+            << " seeds, arrival-only (no departures)\n\n"
+            << FormatFgdTable(curves.value(), {1.0, opt.max_arrived});
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  CLI::App app{"utilsim " + std::string(UtilsimVersion()) +
+               ": a utilization-aware GPU-cluster scheduler simulator.\n"
+               "Replays a job trace, with each job's measured GPU utilization, through a\n"
+               "discrete-event simulation under a packing/queueing policy, and reports queue\n"
+               "time, GPU allocation, effective (busy) utilization and allocated-but-idle\n"
+               "GPU-hours. Units: times in seconds, GPU shares in milli-GPU (1000 = 1 GPU).\n"
+               "Exit codes: 0 success, 1 a runtime error, 2 a usage error."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(UtilsimVersion()));
+  Options o;
+  const std::string db_help =
+      "Results database to write (SQLite, docs/results.md); written atomically";
+  // The option groups of a simulation, in help order: Input and Cluster,
+  // then the subcommand's Policy options, then Model and Run, then Output.
+  auto inputs = [&](CLI::App* cmd) {
+    AddInputOptions(cmd, o);
+    AddClusterOptions(cmd, o);
+  };
+  auto model_run = [&](CLI::App* cmd) {
+    AddModelOptions(cmd, o);
+    AddRunOptions(cmd, o);
+  };
+
+  CLI::App* run = app.add_subcommand("run", "Simulate one policy on a trace");
+  inputs(run);
+  run->add_option("--policy", o.policy,
+                  "Policy: PLACEMENT, QUEUE+PLACEMENT, as-recorded or a profile "
+                  "(`utilsim policies` lists them)")
+      ->capture_default_str()
+      ->group(kPolicyGroup);
+  AddProfilesOption(run, o);
+  AddCoResourceOptions(run, o);
+  model_run(run);
+  AddOutputOptions(run, o, db_help, /*csv=*/true);
+
+  CLI::App* cmp = app.add_subcommand(
+      "compare", "Simulate several policies on the same trace in parallel and compare them");
+  inputs(cmp);
+  AddPolicyListOption(cmp, o.policies, "Comma-separated policies to compare")->required();
+  cmp->add_option("--baseline", o.baseline,
+                  "Policy the others are compared against (default: the first)")
+      ->group(kPolicyGroup);
+  AddProfilesOption(cmp, o);
+  AddCoResourceOptions(cmp, o);
+  model_run(cmp);
+  AddThreadsOption(cmp, o.run.threads, "Parallel runs (default: one per core)");
+  AddOutputOptions(cmp, o, db_help, /*csv=*/true);
+  cmp->add_option("--report", o.report,
+                  "Also write the HTML report (charts and tables; docs/report.md) to this file")
+      ->group(kOutputGroup);
+
+  // utilsim report (docs/report.md).
+  CLI::App* rep = app.add_subcommand(
+      "report",
+      "Write a self-contained HTML report (charts and tables comparing the runs, one per "
+      "policy) of a results database; opens offline");
+  std::string rep_db, rep_out;
+  rep->add_option("results", rep_db, "Results database written by run, compare or demo --out")
+      ->required();
+  rep->add_option("-o,--out", rep_out, "HTML file to write; written atomically")->required();
+
+  CLI::App* pol = app.add_subcommand("policies", "List queue and placement policies and profiles");
+  pol->add_option("--profiles", o.profiles, "Also list the profiles of this YAML file");
+
+  app.add_subcommand("formats", "List the trace and telemetry formats this version reads");
+
+  CLI::App* insp = app.add_subcommand(
+      "inspect",
+      "Report what a trace contains and what is wrong with it: counts, time span, size, run time, "
+      "utilization and recorded-wait distributions, demand against capacity, findings");
+  std::string insp_trace;
+  insp->add_option("trace", insp_trace, "Trace file(s), comma-separated, or a folder")
+      ->group(kInputGroup);
+  AddInputOptions(insp, o);
+  AddClusterOptions(insp, o);
+
+  CLI::App* val = app.add_subcommand(
+      "validate",
+      "Replay a trace that recorded its schedule under a policy approximating the recorded "
+      "scheduler and compare simulated with recorded waits (MAE, rank correlation, daily "
+      "correlation, quantiles), at one or several cluster sizes");
+  inputs(val);
+  std::string val_policy = "easy-backfill+first-fit";
+  std::vector<int> nodes_list;
+  val->add_option("--policy", val_policy, "Policy approximating the recorded scheduler")
+      ->capture_default_str()
+      ->group(kPolicyGroup);
+  AddCoResourceOptions(val, o);
+  model_run(val);
+  val->add_option("--nodes-list", nodes_list,
+                  "Cluster sizes (nodes) to try, comma-separated, for single-group clusters; "
+                  "reports each (capacity sensitivity)")
+      ->delimiter(',')
+      ->transform(checks::Integer(1, 1'000'000))
+      ->group(kClusterGroup);
+  AddOutputOptions(val, o, "Results database of the runs, one per size (docs/results.md)",
+                   /*csv=*/false);
+
+  CLI::App* fgd = app.add_subcommand(
+      "fgd-experiment",
+      "The FGD paper's packing experiment (arrival-only): pods drawn from the trace arrive and "
+      "are placed with no departures until their GPU request reaches --max-arrived x capacity; "
+      "reports GPU allocation ratio and fragmentation per placement policy, over seeds");
+  AddInputOptions(fgd, o);
+  AddClusterOptions(fgd, o);
+  FgdExperimentOptions fgd_opt;
+  std::vector<std::string> fgd_policies = {"random,tetris,gpu-clustering,gpu-packing,best-fit,fgd"};
+  AddPolicyListOption(fgd, fgd_policies, "Placement policies, comma-separated")
+      ->capture_default_str();
+  fgd->add_option("--seeds", fgd_opt.seeds, "Runs per policy (seeds 1..N)")
+      ->transform(checks::Integer(1, 100'000))
+      ->capture_default_str()
+      ->group(kRunGroup);
+  fgd->add_option("--max-arrived", fgd_opt.max_arrived,
+                  "Stop when the arrived GPU request reaches this share of capacity")
+      ->check(checks::Within(0.05, 100, "a share of capacity"))
+      ->capture_default_str()
+      ->group(kRunGroup);
+  AddGuardOptions(fgd, o, /*progress_only=*/true);
+
+  CLI::App* conv = app.add_subcommand(
+      "convert",
+      "Write a trace (any format, with attached utilization) as a canonical jobs CSV "
+      "and, where known, the cluster as YAML");
+  std::string cluster_out;
+  AddInputOptions(conv, o);
+  AddClusterOptions(conv, o);
+  AddOutputOptions(conv, o,
+                   "Canonical jobs CSV to write (docs/trace-format.md); written atomically",
+                   /*csv=*/false);
+  conv->add_option("--cluster-out", cluster_out, "Write the cluster spec (YAML) here")
+      ->group(kOutputGroup);
+
+  CLI::App* demo = app.add_subcommand(
+      "demo",
+      "Compare first-fit, best-fit and worst-fit packing (fifo-skip queue) on the built-in "
+      "synthetic workload: 64 nodes x 8 GPUs, 20,000 jobs drawn from published cluster "
+      "statistics (docs/workloads.md)");
+  std::string demo_out = "utilsim-demo.db";
+  demo->add_option("--seed", o.input.seed, "Seed of the synthetic workload, 0..2^64-1")
+      ->transform(checks::Seed())
+      ->capture_default_str()
+      ->group(kInputGroup);
+  demo->add_option("--jobs", o.input.jobs, "Number of jobs (default 20000)")
+      ->transform(checks::Integer(1))
+      ->group(kInputGroup);
+  AddGuardOptions(demo, o);
+  demo->add_option("--out", demo_out, "Results database to write")
+      ->capture_default_str()
+      ->group(kOutputGroup);
+
+  // utilsim plan / diagnose (docs/planning.md, docs/diagnose.md; plan_cmd.cc).
+  CLI::App* plan = app.add_subcommand("plan", kPlanHelp);
+  inputs(plan);
+  AddProfilesOption(plan, o);
+  AddCoResourceOptions(plan, o);
+  model_run(plan);
+  AddOutputOptions(plan, o, "Results database of each policy's chosen size (docs/results.md)",
+                   /*csv=*/true);
+  PlanCliOptions plan_opt;
+  AddPlanOptions(plan, plan_opt);
+  CLI::App* diag = app.add_subcommand("diagnose", kDiagnoseHelp);
+  inputs(diag);
+  AddProfilesOption(diag, o);
+  AddCoResourceOptions(diag, o);
+  model_run(diag);
+  AddOutputOptions(diag, o, "With --trace: also write the run's results database", /*csv=*/true);
+  DiagnoseCliOptions diag_opt;
+  AddDiagnoseOptions(diag, diag_opt);
+
+  if (const std::string m = UnknownSubcommand(app, argc, argv); !m.empty())
+    return Fail(m, kExitUsage);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return ReportParseError(app, e);
+  }
+
+  // What CLI11 cannot check option by option: usage errors too (exit 2).
+  CLI::App* cmd = app.get_subcommands().front();
+  if (*insp && !insp_trace.empty()) o.input.trace = insp_trace;
+  if (const CLI::Option* jobs = cmd->get_option_no_throw("--jobs");
+      jobs && jobs->count() > 0 && cmd != demo && o.input.trace.rfind("builtin", 0) != 0)
+    return Fail("--jobs: only for built-in workloads (--trace builtin:demo or builtin:bench); " +
+                    o.input.trace + " has the jobs it has",
+                kExitUsage);
+  PolicyRegistry reg = BuiltinPolicies();
+  if (cmd->get_option_no_throw("--profiles") && !o.profiles.empty())
+    if (Status s = LoadProfiles(o.profiles, &reg); !s.ok()) return Fail(s.message(), kExitRuntime);
+  const std::vector<std::string> cmp_list = SplitList(o.policies);
+  Status usage;
+  if (*run) {
+    usage = CheckPolicyList({o.policy}, "--policy", reg);
+  } else if (*cmp) {
+    usage = CheckPolicyList(cmp_list, "--policies", reg);
+    if (usage.ok() && !o.baseline.empty() &&
+        std::find(cmp_list.begin(), cmp_list.end(), o.baseline) == cmp_list.end())
+      usage = Status::Error("--baseline: '" + o.baseline + "' is not one of --policies");
+  } else if (*val) {
+    usage = CheckPolicyList({val_policy}, "--policy", reg);
+  } else if (*fgd) {
+    fgd_opt.policies = SplitList(fgd_policies);
+    usage = CheckPolicyList(fgd_opt.policies, "--policies", reg, /*placements=*/true);
+  } else if (*plan) {
+    plan_opt.policies = SplitList(plan_opt.policies);
+    usage = CheckPolicyList(plan_opt.policies, "--policies", reg);
+  } else if (*diag && diag_opt.policy != "auto") {
+    usage = CheckPolicyList({diag_opt.policy}, "--policy", reg);
+  }
+  if (!usage.ok()) return Fail(usage.message(), kExitUsage);
+
+  const ProgressMode progress = ParseProgressMode(o.progress).value();
+  Status st;
+  if (*run) {
+    st = Execute(o, {o.policy}, "", "utilsim run: " + o.policy);
+  } else if (*cmp) {
+    st = Execute(o, cmp_list, o.baseline, "utilsim compare");
+  } else if (*pol) {  // reg holds the --profiles (loaded above)
+    std::cout << "Policies (name it with --policy PLACEMENT, --policy QUEUE+PLACEMENT or a "
+                 "profile name):\n";
+    std::string kind;
+    for (const auto& p : reg.List()) {
+      if (p.kind != kind) std::cout << "\n" << (kind = p.kind) << ":\n";
+      std::cout << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ')
+                << "v" << p.version << "  " << p.description << "\n";
+    }
+  } else if (app.got_subcommand("formats")) {
+    std::cout << "Trace formats (--format; detected from the file when left out):\n";
+    for (const auto& [name, desc] : TraceFormatList())
+      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') << desc
+                << "\n";
+    std::cout << "\nTelemetry formats (--telemetry-format, --util-library-format):\n";
+    for (const auto& [name, desc] : TelemetryFormatList())
+      std::cout << "  " << name << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') << desc
+                << "\n";
+    std::cout << "\nField mappings and units: docs/trace-formats.md\n";
+  } else if (*insp) {
+    st = InspectCommand(o);
+  } else if (*plan || *diag) {
+    SharedCliOptions shared;
+    shared.input = &o.input;
+    shared.run = &o.run;
+    shared.profiles = o.profiles;
+    shared.out = o.out;
+    shared.csv_dir = o.csv_dir;
+    shared.trace_given = (*plan ? plan : diag)->get_option("--trace")->count() > 0;
+    shared.progress = progress;
+    shared.memory = ResolveMemoryLimit(o.max_memory);
+    st = *plan ? PlanCommand(shared, plan_opt) : DiagnoseCommand(shared, diag_opt);
+  } else if (*val) {
+    o.run.seed = o.input.seed;
+    st = ValidateCommand(o.input, o.run, val_policy, nodes_list, o.out,
+                         {progress, ResolveMemoryLimit(o.max_memory)});
+  } else if (*fgd) {
+    st = FgdCommand(o, fgd_opt, progress);
+  } else if (*conv) {
+    st = ConvertCommand(o, cluster_out);
+  } else if (*rep) {
+    st = ReportFromDatabase(rep_db, rep_out, {}, OutputGuard{"-o", {}, true, ""});
+    if (st.ok())
+      (rep_out == "-" ? std::cerr : std::cout) << "Report written to " << rep_out << "\n";
+  } else if (*demo) {
+    o.input.trace = "builtin:demo";
+    o.out = demo_out;
+    st = Execute(o, {"fifo-skip+first-fit", "fifo-skip+best-fit", "fifo-skip+worst-fit"},
+                 "fifo-skip+first-fit",
+                 "utilsim demo: packing policies on the built-in synthetic workload");
+  }
+  if (!st.ok()) return Fail(st.message(), kExitRuntime);
+  return kExitOk;
+}
+
+}  // namespace utilsim::cli

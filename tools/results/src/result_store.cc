@@ -1,0 +1,278 @@
+#include "utilsim/results/result_store.h"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "result_schema.h"
+#include "sqlite_util.h"
+#include "utilsim/traces/temp_file.h"
+
+namespace utilsim {
+namespace {
+
+using results::Cell;
+using results::Db;
+using results::Stmt;
+using results::Table;
+
+const char* SqlType(results::ColumnType t) {
+  switch (t) {
+    case results::ColumnType::kInteger:
+      return "INTEGER";
+    case results::ColumnType::kReal:
+      return "REAL";
+    case results::ColumnType::kText:
+      return "TEXT";
+  }
+  return "";
+}
+
+std::string CreateSql(const Table& t) {
+  std::string sql = std::string("CREATE TABLE ") + t.name + "(";
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    if (k) sql += ", ";
+    sql += t.columns[k].name + " " + SqlType(t.columns[k].type);
+    if (k == 0 && std::string_view(t.name) == "runs") sql += " PRIMARY KEY";
+  }
+  return sql + ")";
+}
+
+std::string ColumnList(const Table& t) {
+  std::string s;
+  for (size_t k = 0; k < t.columns.size(); ++k) s += (k ? ", " : "") + t.columns[k].name;
+  return s;
+}
+
+std::string InsertSql(const Table& t) {
+  std::string sql = std::string("INSERT INTO ") + t.name + "(" + ColumnList(t) + ") VALUES(";
+  for (size_t k = 0; k < t.columns.size(); ++k) sql += k ? ",?" : "?";
+  return sql + ")";
+}
+
+// Binds `row` to `st` and runs it. Text cells are bound without copying: the
+// record they point into outlives the step.
+bool InsertRow(sqlite3_stmt* st, const std::vector<Cell>& row) {
+  static const char kEmpty[] = "";
+  for (size_t k = 0; k < row.size(); ++k) {
+    const Cell& c = row[k];
+    int i = static_cast<int>(k) + 1, rc = SQLITE_OK;
+    switch (c.kind) {
+      case Cell::Kind::kNull:
+        rc = sqlite3_bind_null(st, i);
+        break;
+      case Cell::Kind::kInt:
+        rc = sqlite3_bind_int64(st, i, c.i);
+        break;
+      case Cell::Kind::kReal:
+        rc = sqlite3_bind_double(st, i, c.d);
+        break;
+      case Cell::Kind::kText:
+        rc = sqlite3_bind_text(st, i, c.s.data() ? c.s.data() : kEmpty,
+                               static_cast<int>(c.s.size()), SQLITE_STATIC);
+        break;
+    }
+    if (rc != SQLITE_OK) return false;
+  }
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  return rc == SQLITE_DONE;
+}
+
+// Writes the whole database into `file`; errors name `path`, the user's name.
+Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
+               const std::string& path) {
+  Db db;
+  auto fail = [&](const std::string& what) {
+    return Status::Error(path + ": " + what + ": " + db.message());
+  };
+  // The file exists (TempFile made it, empty); never follow a link.
+  if (!db.Open(file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX)) {
+    return fail("cannot create database");
+  }
+  // page_size must precede the first table. Without a journal a failed write
+  // leaves a broken temporary file, which is removed anyway.
+  if (!db.Exec("PRAGMA page_size=4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+               "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768; BEGIN")) {
+    return fail("cannot configure database");
+  }
+  const Table* tables[] = {&results::RunsTable(), &results::JobsTable(), &results::SamplesTable()};
+  if (!db.Exec("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")) {
+    return fail("cannot create tables");
+  }
+  for (const Table* t : tables) {
+    if (!db.Exec(CreateSql(*t))) return fail("cannot create tables");
+  }
+  Stmt meta;
+  if (!meta.Prepare(db, "INSERT INTO meta(key, value) VALUES(?, ?)")) return fail("cannot write");
+  const std::string version = runs.empty() ? "" : runs.front().meta.utilsim_version;
+  const std::string schema = std::to_string(kResultsSchemaVersion);
+  const std::pair<std::string, std::string> entries[] = {
+      {"schema_version", schema}, {"utilsim_version", version}, {"created_by", "utilsim"}};
+  for (const auto& [key, value] : entries) {
+    if (!InsertRow(meta.get(), {Cell::Text(key), Cell::Text(value)})) {
+      return fail("cannot write meta");
+    }
+  }
+
+  // Table by table, runs in order: one contiguous stretch of pages per table.
+  std::vector<Cell> row;
+  Stmt insert[3];
+  for (int t = 0; t < 3; ++t) {
+    if (!insert[t].Prepare(db, InsertSql(*tables[t]))) return fail("cannot write");
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    results::RunRow(static_cast<int64_t>(r + 1), runs[r], &row);
+    if (!InsertRow(insert[0].get(), row)) return fail("cannot write runs");
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    for (const JobRecord& j : runs[r].jobs) {
+      results::JobRow(static_cast<int64_t>(r + 1), j, &row);
+      if (!InsertRow(insert[1].get(), row)) return fail("cannot write jobs");
+    }
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    for (const Sample& s : runs[r].samples) {
+      results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
+      if (!InsertRow(insert[2].get(), row)) return fail("cannot write samples");
+    }
+  }
+  if (!db.Exec("COMMIT")) return fail("cannot commit");
+  return Status::Ok();
+}
+
+// Copies the current result row of `st` into cells pointing into SQLite's
+// buffers (valid until the next step).
+void ReadCells(sqlite3_stmt* st, std::vector<Cell>* row) {
+  int n = sqlite3_column_count(st);
+  row->resize(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    Cell& c = (*row)[static_cast<size_t>(k)];
+    switch (sqlite3_column_type(st, k)) {
+      case SQLITE_INTEGER:
+        c = Cell::Int(sqlite3_column_int64(st, k));
+        break;
+      case SQLITE_FLOAT:
+        c = Cell::Real(sqlite3_column_double(st, k));
+        break;
+      case SQLITE_NULL:
+        c = Cell::Null();
+        break;
+      default: {  // TEXT, or a BLOB read as text
+        const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st, k));
+        c = Cell::Text(
+            std::string_view(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, k))));
+      }
+    }
+  }
+}
+
+// Runs SELECT <columns of t> ... and hands each row to parse(run_index, row).
+template <typename Parse>
+Status ReadTable(const Db& db, const Table& t, const std::string& order,
+                 const std::map<int64_t, size_t>& run_index, const std::string& path, Parse parse) {
+  Stmt st;
+  std::string sql = "SELECT " + ColumnList(t) + " FROM " + t.name + " ORDER BY " + order;
+  if (!st.Prepare(db, sql))
+    return Status::Error(path + ": cannot read " + t.name + ": " + db.message());
+  std::vector<Cell> row;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    ReadCells(st.get(), &row);
+    auto it = run_index.find(row[0].kind == Cell::Kind::kInt ? row[0].i : -1);
+    if (it == run_index.end()) {
+      return Status::Error(path + ": table " + t.name + ": row with an unknown run_id");
+    }
+    Status s = parse(it->second, row);
+    if (!s.ok()) return Status::Error(path + ": " + s.message());
+  }
+  if (rc != SQLITE_DONE)
+    return Status::Error(path + ": cannot read " + t.name + ": " + db.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteResults(const std::vector<RunResult>& runs, const std::string& path,
+                    const OutputGuard& guard) {
+  OutputGuard g = guard;
+  g.allow_stdout = false;
+  g.format = "a SQLite results database";
+  if (path.empty())
+    return Status::Error((g.option.empty() ? std::string() : g.option + ": ") +
+                         "no path given for the results database");
+  if (Status s = CheckOutput(path, g); !s.ok()) return s;
+  traces::TempFile tmp;
+  if (Status s = tmp.Create(path); !s.ok()) return s;
+  tmp.CloseFd();  // SQLite opens the (empty) file by name
+  if (Status s = WriteDb(runs, tmp.path(), path); !s.ok()) return s;  // closes the connection
+  if (Status s = CheckOutput(path, g); !s.ok()) return s;  // again, just before the rename
+  return tmp.Commit(/*sync=*/true);
+}
+
+Result<std::vector<RunResult>> ReadResults(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Status::Error(path + ": is a directory");
+  if (!std::filesystem::exists(path, ec)) return Status::Error(path + ": no such file");
+  Db db;
+  if (!db.Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)) {
+    return Status::Error(path + ": cannot open: " + db.message());
+  }
+  const Status not_ours = Status::Error(path + ": not a utilsim results database");
+  std::map<std::string, std::string> meta;
+  {
+    Stmt st;
+    if (!st.Prepare(db, "SELECT key, value FROM meta")) {
+      int code = db.code() & 0xff;
+      if (code == SQLITE_NOTADB || code == SQLITE_ERROR) return not_ours;
+      return Status::Error(path + ": cannot read: " + db.message());
+    }
+    while (sqlite3_step(st.get()) == SQLITE_ROW) {
+      const unsigned char* k = sqlite3_column_text(st.get(), 0);
+      const unsigned char* v = sqlite3_column_text(st.get(), 1);
+      if (k && v) meta[reinterpret_cast<const char*>(k)] = reinterpret_cast<const char*>(v);
+    }
+  }
+  if (meta["created_by"] != "utilsim") return not_ours;
+  const std::string& version = meta["schema_version"];
+  if (version != std::to_string(kResultsSchemaVersion)) {
+    return Status::Error(path + ": schema version " + (version.empty() ? "?" : version) +
+                         ", expected " + std::to_string(kResultsSchemaVersion));
+  }
+
+  std::vector<RunResult> runs;
+  std::map<int64_t, size_t> run_index;
+  {
+    // Collect run ids first so rows of the runs table go through ReadTable too.
+    Stmt st;
+    if (!st.Prepare(db, "SELECT run_id FROM runs ORDER BY run_id")) {
+      return Status::Error(path + ": cannot read runs: " + db.message());
+    }
+    while (sqlite3_step(st.get()) == SQLITE_ROW) {
+      run_index.emplace(sqlite3_column_int64(st.get(), 0), run_index.size());
+    }
+  }
+  runs.resize(run_index.size());
+  Status s = ReadTable(
+      db, results::RunsTable(), "run_id", run_index, path,
+      [&](size_t r, const std::vector<Cell>& row) { return results::ParseRunRow(row, &runs[r]); });
+  if (s.ok()) {
+    s = ReadTable(db, results::JobsTable(), "rowid", run_index, path,
+                  [&](size_t r, const std::vector<Cell>& row) {
+                    return results::ParseJobRow(row, &runs[r].jobs.emplace_back());
+                  });
+  }
+  if (s.ok()) {
+    s = ReadTable(db, results::SamplesTable(), "rowid", run_index, path,
+                  [&](size_t r, const std::vector<Cell>& row) {
+                    return results::ParseSampleRow(row, &runs[r].samples.emplace_back());
+                  });
+  }
+  if (!s.ok()) return s;
+  return runs;
+}
+
+}  // namespace utilsim
