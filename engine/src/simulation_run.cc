@@ -105,7 +105,7 @@ Result<bool> Simulation::Step() {
     return false;
   }
   Status s = ProcessNext();
-  if (s.ok() && !violation_.empty()) s = Status::Error(violation_);
+  if (s.ok() && !violation_.empty()) s = Status::Error(StatusCode::kInvariant, violation_);
   if (!s.ok()) {
     done_ = true;
     return s;
@@ -293,7 +293,7 @@ Result<RunResult> Simulation::Finish() {
             "allocation " + std::to_string(out.summary.allocation_pct) +
                 " %, effective utilization " + std::to_string(out.summary.effective_util_pct) +
                 " %");
-  if (!violation_.empty()) return Status::Error(violation_);
+  if (!violation_.empty()) return Status::Error(StatusCode::kInvariant, violation_);
   return out;
 }
 

@@ -201,7 +201,7 @@ TEST(MigRun, DynamicErrors) {
   std::string out;
   EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig dynamic --sharing timeslice", &out), 0);
   EXPECT_TRUE(Has(out,
-                  "--mig dynamic: --sharing must be fractional (the default; MIG instances "
+                  "--mig: dynamic needs sharing fractional (the default; MIG instances "
                   "are isolated, not shared), got 'timeslice'"))
       << out;
   EXPECT_NE(RunCli(Args("tiny.yaml") + " --mig dynamic --mig-reconfig 2,x", &out), 0);

@@ -78,7 +78,7 @@ struct Side {
   ClusterSpec chosen;
 };
 
-Side RunPlan(const Inputs& in, const RunSettings& settings, const std::string& target) {
+Side RunPlan(const Inputs& in, const RunSpec& settings, const std::string& target) {
   PlanOptions opt;
   opt.policies = {"fifo-skip+best-fit"};
   opt.targets = {ParsePlanTarget(target).value()};
@@ -136,9 +136,9 @@ Study RunStudy(int cpu_div) {
   for (const auto& [p, h] : st.demand) std::printf(" %s %.0f", p.c_str(), h);
   std::printf("\n");
   const std::string target = "p95-wait<=1h";
-  st.whole = RunPlan(whole, RunSettings{}, target);
-  RunSettings ms;
-  ms.mig = "right-size";
+  st.whole = RunPlan(whole, RunSpec{}, target);
+  RunSpec ms;
+  ms.mig = ParseMigSpec("right-size").value();
   st.mig = RunPlan(mig, ms, target);
   Print("whole GPUs", st.whole);
   Print("MIG right-sized", st.mig);
@@ -186,8 +186,8 @@ double P95At(const std::string& cluster, int cpu_div, int64_t nodes, const std::
   const Inputs in = StudyInputs(20000, cpu_div, cluster);
   auto scaled = ScaleCluster(in.cluster, nodes);
   EXPECT_TRUE(scaled.ok()) << scaled.status().message();
-  RunSettings rs;
-  rs.mig = mig;
+  RunSpec rs;
+  if (!mig.empty()) rs.mig = ParseMigSpec(mig).value();
   rs.threads = 1;
   const PolicyRegistry reg = BuiltinPolicies();
   auto r = RunPoliciesOn(in, scaled.value(), reg, {"fifo-skip+best-fit"}, rs);

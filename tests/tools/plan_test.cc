@@ -178,7 +178,7 @@ Summary RerunPoint(const Inputs& in, const PlanPoint& pt, const std::string& pol
 
 TEST(PlanSearch, ChosenSizeMeetsAndTheNextSmallerDoesNotWhenRerun) {
   const Inputs in = DemoInputs();
-  auto r = Plan(in, BuiltinPolicies(), DemoPlan(2), RunSettings{});
+  auto r = Plan(in, BuiltinPolicies(), DemoPlan(2), RunSpec{});
   ASSERT_TRUE(r.ok()) << r.status().message();
   const std::string dir = testutil::TempDir();
   ASSERT_EQ(r.value().policies.size(), 2u);
@@ -213,7 +213,7 @@ TEST(PlanSearch, FullDemoChosenSizeMeetsAndTheNextSmallerDoesNot) {
   po.policies = {"fifo-skip+best-fit"};
   po.step = "2";
   po.max_scale = 2;
-  auto r = Plan(in.value(), BuiltinPolicies(), po, RunSettings{});
+  auto r = Plan(in.value(), BuiltinPolicies(), po, RunSpec{});
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r.value().policies.size(), 1u);
   const PolicyPlan& p = r.value().policies[0];
@@ -229,8 +229,8 @@ TEST(PlanSearch, FullDemoChosenSizeMeetsAndTheNextSmallerDoesNot) {
 
 TEST(PlanSearch, SameResultForOneAndTwoThreads) {
   const Inputs in = DemoInputs();
-  auto one = Plan(in, BuiltinPolicies(), DemoPlan(1), RunSettings{});
-  auto two = Plan(in, BuiltinPolicies(), DemoPlan(2), RunSettings{});
+  auto one = Plan(in, BuiltinPolicies(), DemoPlan(1), RunSpec{});
+  auto two = Plan(in, BuiltinPolicies(), DemoPlan(2), RunSpec{});
   ASSERT_TRUE(one.ok() && two.ok());
   EXPECT_EQ(PlanJson(one.value()), PlanJson(two.value()));
   EXPECT_EQ(FormatPlan(one.value()), FormatPlan(two.value()));

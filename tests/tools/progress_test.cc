@@ -110,7 +110,7 @@ TEST(ProgressRunner, RunsReportToTheBoard) {
   auto in = LoadInputs(io);
   ASSERT_TRUE(in.ok()) << in.status().message();
   ProgressBoard board;
-  RunSettings s;
+  RunSpec s;
   s.progress = &board;
   int64_t seen = 0;
   s.observer = [&](const EngineEvent&, RunControl&) { ++seen; };
@@ -125,7 +125,7 @@ TEST(ProgressRunner, RunsReportToTheBoard) {
   // Every job arrives and starts at least once in each run.
   EXPECT_GE(t.events, 2 * 2 * 300);
   // The hooks change nothing in the results.
-  auto plain = RunPolicies(in.value(), BuiltinPolicies(), {"first-fit", "best-fit"}, RunSettings{});
+  auto plain = RunPolicies(in.value(), BuiltinPolicies(), {"first-fit", "best-fit"}, RunSpec{});
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain.value()[1].summary.wait_p95_s, r.value()[1].summary.wait_p95_s);
   EXPECT_EQ(plain.value()[1].summary.events, r.value()[1].summary.events);
@@ -161,7 +161,7 @@ TEST(ProgressFormat, FinalTickSaysDone) {
 TEST(ProgressMode, Parses) {
   EXPECT_EQ(ParseProgressMode("auto").value(), ProgressMode::kAuto);
   EXPECT_EQ(ParseProgressMode("always").value(), ProgressMode::kAlways);
-  EXPECT_EQ(ParseProgressMode("never").value(), ProgressMode::kNever);
+  EXPECT_EQ(ParseProgressMode("never").value(), ProgressMode::kOff);
   EXPECT_EQ(ParseProgressMode("yes").status().message(),
             "--progress: expected auto, always or never, got 'yes'");
 }

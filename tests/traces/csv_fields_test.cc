@@ -160,7 +160,7 @@ TEST(AtomicFile, AppearsOnlyOnCommit) {
   {
     AtomicFile f(path);
     ASSERT_TRUE(f.Open().ok());
-    f.Write("whole\n");
+    ASSERT_TRUE(f.Write("whole\n").ok());
     ASSERT_TRUE(f.Commit().ok());
   }
   EXPECT_EQ(testutil::ReadFile(path), "whole\n");

@@ -77,26 +77,24 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
       baseline.empty() ? 0
                        : static_cast<size_t>(std::find(policies.begin(), policies.end(), baseline) -
                                              policies.begin());
-  // Shift the input's seed into the runs so both are recorded.
-  o.run.seed = o.input.seed;
+  // The input's seed is the runs' seed too, so both are recorded.
+  auto parsed = ToRunSpec(o.run, o.input.seed);
+  if (!parsed.ok()) return parsed.status();
+  RunSpec spec = parsed.value();
   const int64_t runs_n = static_cast<int64_t>(policies.size());
   const std::string runs_label = std::to_string(runs_n) + (runs_n == 1 ? " policy" : " policies");
   const MemoryLimit limit = ResolveMemoryLimit(o.max_memory);
   o.input.before_generate = GuardBeforeGenerate(limit, runs_n, runs_label);
   auto in = LoadInputs(o.input);
   if (!in.ok()) return in.status();
-  if (Status s = CheckMemory(DemandOfRuns(in.value(), o.run, runs_n, runs_label), limit); !s.ok())
+  if (Status s = CheckMemory(DemandOfRuns(in.value(), spec, runs_n, runs_label), limit); !s.ok())
     return s;
-  // Horizon is given relative to the first submission.
-  if (o.run.horizon_s >= 0 && !in.value().workload.jobs.empty())
-    o.run.horizon_s += in.value().workload.jobs.front().submit.seconds();
   // Progress on stderr by --progress (docs/planning.md).
   auto bar = ProgressBar::ForStderr(title.substr(8, title.find(':') - 8),  // "utilsim run: x"
                                     ParseProgressMode(o.progress).value());
-  o.run.progress = bar ? bar->board() : nullptr;
-  auto results = RunPolicies(in.value(), reg, policies, o.run);
+  spec.progress = bar ? bar->board() : nullptr;
+  auto results = RunPolicies(in.value(), reg, policies, spec);
   bar.reset();
-  o.run.progress = nullptr;
   if (!results.ok()) return results.status();
   const auto& runs = results.value();
   std::cout << title << "\n"
@@ -481,9 +479,11 @@ int RunMain(int argc, char** argv) {
   } else if (*insp) {
     st = InspectCommand(o);
   } else if (*plan || *diag) {
+    auto spec = ToRunSpec(o.run, o.input.seed);
+    if (!spec.ok()) return Fail(spec.status().message(), kExitUsage);
     SharedCliOptions shared;
     shared.input = &o.input;
-    shared.run = &o.run;
+    shared.run = &spec.value();
     shared.profiles = o.profiles;
     shared.out = o.out;
     shared.csv_dir = o.csv_dir;
@@ -492,8 +492,9 @@ int RunMain(int argc, char** argv) {
     shared.memory = ResolveMemoryLimit(o.max_memory);
     st = *plan ? PlanCommand(shared, plan_opt) : DiagnoseCommand(shared, diag_opt);
   } else if (*val) {
-    o.run.seed = o.input.seed;
-    st = ValidateCommand(o.input, o.run, val_policy, nodes_list, o.out,
+    auto spec = ToRunSpec(o.run, o.input.seed);
+    if (!spec.ok()) return Fail(spec.status().message(), kExitUsage);
+    st = ValidateCommand(o.input, spec.value(), val_policy, nodes_list, o.out,
                          {progress, ResolveMemoryLimit(o.max_memory)});
   } else if (*fgd) {
     st = FgdCommand(o, fgd_opt, progress);
@@ -510,7 +511,7 @@ int RunMain(int argc, char** argv) {
                  "fifo-skip+first-fit",
                  "utilsim demo: packing policies on the built-in synthetic workload");
   }
-  if (!st.ok()) return Fail(st.message(), kExitRuntime);
+  if (!st.ok()) return Fail(FlagError(st).message(), kExitRuntime);
   return kExitOk;
 }
 

@@ -303,4 +303,97 @@ Status CheckPolicyList(const std::vector<std::string>& names, const std::string&
   return Status::Ok();
 }
 
+Status FlagError(const Status& s) {
+  // RunSpec field -> the option that sets it.
+  static const std::pair<const char*, const char*> kFlags[] = {
+      {"model", "--model"},
+      {"comm_fraction", "--comm-fraction"},
+      {"sharing", "--sharing"},
+      {"mps_thread_pct", "--mps-thread-pct"},
+      {"cpu_alloc", "--cpu-alloc"},
+      {"gpu_reserve", "--gpu-reserve"},
+      {"host_scale", "--scale-host-requests"},
+      {"mig", "--mig"},
+      {"window", "--window"},
+      {"warmup", "--warmup"},
+      {"restart_cost", "--restart-cost"},
+      {"sample_interval", "--sample-interval"},
+      {"horizon", "--horizon"},
+      {"price_per_gpu_h", "--price"},
+      {"threads", "--threads"},
+      {"policy", "--policy"},
+  };
+  const std::string& m = s.message();
+  const size_t colon = m.find(": ");
+  if (s.ok() || colon == std::string::npos) return s;
+  for (const auto& [field, flag] : kFlags)
+    if (m.compare(0, colon, field) == 0)
+      return Status::Error(s.code(), std::string(flag) + m.substr(colon));
+  return s;
+}
+
+Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
+  RunSpec r;
+  auto seconds = [](double v, const char* option, bool positive) -> Result<Micros> {
+    auto m = FromSeconds(v);
+    if (!m || m->us < 0 || (positive && m->us == 0))
+      return Status::Error(
+          StatusCode::kInvalidArgument,
+          std::string(option) + ": expected seconds " + (positive ? "> 0" : ">= 0"));
+    return *m;
+  };
+  auto model = ParseProgressModel(f.model);
+  if (!model.ok()) return FlagError(model.status());
+  r.model = model.value();
+  r.comm_fraction = f.comm_fraction;
+  auto sharing = ParseSharingMode(f.sharing, f.mps_thread_pct);
+  if (!sharing.ok()) return sharing.status();
+  r.sharing = sharing.value();
+  r.mps_thread_pct = f.mps_thread_pct;
+  auto cpu = ParseCpuAlloc(f.cpu_alloc);
+  if (!cpu.ok()) return cpu.status().Prefixed("--cpu-alloc: ");
+  r.cpu_alloc = cpu.value();
+  if (!f.gpu_reserve.empty()) {
+    auto g = ParseGpuReservation(f.gpu_reserve);
+    if (!g.ok()) return g.status().Prefixed("--gpu-reserve: ");
+    r.gpu_reserve = g.value();
+  }
+  if (!f.scale_host_requests.empty()) {
+    auto h = ParseHostScale(f.scale_host_requests);
+    if (!h.ok()) return h.status();
+    r.host_scale = h.value();
+  }
+  if (!f.mig.empty()) {
+    auto m = ParseMigSpec(f.mig);
+    if (!m.ok()) return m.status();
+    r.mig = m.value();
+    auto t = ParseMigReconfig(f.mig_reconfig);
+    if (!t.ok()) return t.status();
+    r.mig.times = t.value();
+    r.mig.drain = f.mig_drain;
+  }
+  auto window = ParseWindow(f.window);
+  if (!window.ok()) return FlagError(window.status());
+  r.window = window.value();
+  auto warmup = seconds(f.warmup_s, "--warmup", false);
+  if (!warmup.ok()) return warmup.status();
+  r.warmup = warmup.value();
+  auto restart = seconds(f.restart_cost_s, "--restart-cost", false);
+  if (!restart.ok()) return restart.status();
+  r.restart_cost = restart.value();
+  auto interval = seconds(f.sample_interval_s, "--sample-interval", true);
+  if (!interval.ok()) return interval.status();
+  r.sample_interval = interval.value();
+  if (f.horizon_s >= 0) {
+    auto h = seconds(f.horizon_s, "--horizon", false);
+    if (!h.ok()) return h.status();
+    r.horizon = h.value();
+  }
+  r.seed = seed;
+  r.price_per_gpu_h = f.price_per_gpu_h;
+  r.threads = f.threads;
+  if (Status v = ValidateRunSpec(r); !v.ok()) return FlagError(v);
+  return r;
+}
+
 }  // namespace utilsim::cli

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "utilsim/analysis/runner.h"
+#include "utilsim/engine/progress.h"
 #include "utilsim/io/inputs.h"
 
 namespace CLI {
@@ -29,10 +30,38 @@ inline constexpr const char* kModelGroup = "Model";
 inline constexpr const char* kRunGroup = "Run";
 inline constexpr const char* kOutputGroup = "Output";
 
+// The run options as given on the command line (checked where parsed);
+// ToRunSpec turns them into the library's typed RunSpec.
+struct RunFlags {
+  double sample_interval_s = 300;
+  double horizon_s = -1;  // < 0: no horizon; relative to the first submission
+  double price_per_gpu_h = 2.0;
+  std::string window = "arrivals";
+  double warmup_s = 0;
+  double restart_cost_s = 0;
+  double comm_fraction = WholeGpuProgress::kDefaultCommFraction;
+  std::string model = "whole-gpu";
+  std::string sharing = "fractional";
+  double mps_thread_pct = 100;
+  int threads = 0;
+  std::string cpu_alloc = "request";
+  std::string gpu_reserve;          // "" = none
+  std::string scale_host_requests;  // "" = as given
+  std::string mig;                  // "" = MIG layouts ignored
+  std::string mig_reconfig = "2,2,0";
+  bool mig_drain = true;
+};
+// `s` with a leading RunSpec field name ("gpu_reserve: ...") replaced by the
+// option that sets it ("--gpu-reserve: ..."); other messages unchanged.
+Status FlagError(const Status& s);
+// The RunSpec of `f` with `seed`; errors name the option (usage errors:
+// every value was checked when parsed, so only combinations fail here).
+Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed);
+
 // What the shared options write to (one subcommand parses per process).
 struct CliOptions {
   InputOptions input;
-  RunSettings run;
+  RunFlags run;
   std::string policy = "best-fit";    // run --policy
   std::vector<std::string> policies;  // compare --policies, unsplit (SplitList)
   std::string baseline;

@@ -14,7 +14,7 @@
 
 namespace utilsim::cli {
 
-Status ValidateCommand(InputOptions input, const RunSettings& settings, const std::string& policy,
+Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
                        const std::vector<int>& nodes_list, const std::string& out,
                        const CommandGuards& guards) {
   // Checked before the runs; WriteResults checks again before its rename.
@@ -52,7 +52,7 @@ Status ValidateCommand(InputOptions input, const RunSettings& settings, const st
     variants[i].notes = base.notes;
     if (sizes[i] > 0) variants[i].cluster.groups[0].count = sizes[i];
   }
-  RunSettings one = settings;
+  RunSpec one = settings;
   one.threads = 1;
   auto bar = ProgressBar::ForStderr("validate", guards.progress);
   one.progress = bar ? bar->board() : nullptr;

@@ -21,7 +21,7 @@ struct CommandGuards {
 // `utilsim validate` (cmd_validate.cc): `policy` must be known (checked by
 // RunMain); every size runs at once, each with its own copy of the workload,
 // which the memory guard counts.
-Status ValidateCommand(InputOptions input, const RunSettings& settings, const std::string& policy,
+Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
                        const std::vector<int>& nodes_list, const std::string& out,
                        const CommandGuards& guards);
 

@@ -73,15 +73,6 @@ Status CheckOutputs(const SharedCliOptions& sh) {
   return CheckDistinctOutputs(outs);
 }
 
-// The horizon is given relative to the first submission (as for run).
-RunSettings Settings(const SharedCliOptions& sh, const Inputs& in) {
-  RunSettings s = *sh.run;
-  s.seed = sh.input->seed;
-  if (s.horizon_s >= 0 && !in.workload.jobs.empty())
-    s.horizon_s += in.workload.jobs.front().submit.seconds();
-  return s;
-}
-
 // The form of --step alone (PlanCandidates checks it against the cluster).
 Status CheckStepSyntax(const std::string& step) {
   const std::string bad =
@@ -224,7 +215,7 @@ Status PlanCommand(const SharedCliOptions& sh, const PlanCliOptions& o) {
   MemoryDemand demand = DemandOfRuns(in.value(), *sh.run, held, runs_label);
   demand.nodes = static_cast<int64_t>(std::ceil(static_cast<double>(demand.nodes) * o.max_scale));
   if (Status s = CheckMemory(demand, sh.memory); !s.ok()) return s;
-  const RunSettings settings = Settings(sh, in.value());
+  const RunSpec& settings = *sh.run;
   auto bar = ProgressBar::ForStderr("plan", sh.progress);
   po.progress = bar ? bar->board() : nullptr;
   auto r = Plan(in.value(), reg.value(), po, settings);
@@ -283,7 +274,7 @@ Status DiagnoseCommand(const SharedCliOptions& sh, const DiagnoseCliOptions& o) 
     }
     if (auto s = reg.value().Make(policy); !s.ok())
       return Status::Error("--policy: " + s.status().message());
-    RunSettings settings = Settings(sh, in.value());
+    RunSpec settings = *sh.run;
     auto bar = ProgressBar::ForStderr("diagnose", sh.progress);
     settings.progress = bar ? bar->board() : nullptr;
     auto r = RunPolicies(in.value(), reg.value(), {policy}, settings);

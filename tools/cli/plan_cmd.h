@@ -22,7 +22,7 @@ namespace utilsim::cli {
 // What cli.cc's shared options hold, passed through.
 struct SharedCliOptions {
   const InputOptions* input = nullptr;
-  const RunSettings* run = nullptr;
+  const RunSpec* run = nullptr;  // ToRunSpec of the flags, with --seed
   std::string profiles, out, csv_dir;
   bool trace_given = false;                     // --trace was on the command line
   ProgressMode progress = ProgressMode::kAuto;  // --progress

@@ -171,7 +171,8 @@ Status WriteJobsCsv(const Workload& w, const std::string& path) {
     fs::remove_all(profiles_tmp, ec);
     return s;
   }
-  WriteLines(w, profiles_rel, [&](const std::string& line) { out.Write(line); });
+  // A write error is kept by `out` and returned by Close().
+  WriteLines(w, profiles_rel, [&](const std::string& line) { static_cast<void>(out.Write(line)); });
   if (Status s = out.Close(); !s.ok()) {
     fs::remove_all(profiles_tmp, ec);
     return s;

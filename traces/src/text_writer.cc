@@ -124,7 +124,7 @@ Status AtomicFile::Commit(bool sync) {
 Status WriteFileAtomically(const std::string& path, std::string_view text) {
   AtomicFile file(path);
   if (Status s = file.Open(); !s.ok()) return s;
-  file.Write(text);
+  static_cast<void>(file.Write(text));  // a write error is returned by Commit()
   return file.Commit();
 }
 

@@ -123,13 +123,14 @@ Status CheckMemory(const MemoryDemand& d, const MemoryLimit& limit) {
                        "the check)");
 }
 
-MemoryDemand DemandOfRuns(const Inputs& in, const RunSettings& s, int64_t runs,
+MemoryDemand DemandOfRuns(const Inputs& in, const RunSpec& s, int64_t runs,
                           std::string runs_label) {
   MemoryDemand d;
   d.jobs = static_cast<int64_t>(in.workload.jobs.size());
   d.nodes = in.cluster.total_nodes();
   d.groups = static_cast<int64_t>(in.cluster.groups.size());
-  d.samples_per_run = SamplesPerRun(in.workload, s.sample_interval_s, s.horizon_s);
+  d.samples_per_run = SamplesPerRun(in.workload, s.sample_interval.seconds(),
+                                    s.horizon ? s.horizon->seconds() : -1);
   d.runs = runs;
   d.runs_label = std::move(runs_label);
   return d;

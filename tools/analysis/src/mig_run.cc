@@ -72,106 +72,54 @@ int64_t PhysicalGpus(const ClusterSpec& c) {
   return n;
 }
 
-// Appends each run's slice figures (ComputeMigUsage) to its notes.
-Status NoteUsage(const ClusterSpec& cluster, const Workload* sized, std::vector<RunResult>* runs) {
-  for (RunResult& r : *runs) {
-    auto u = ComputeMigUsage(r, cluster, PhysicalGpus(cluster), sized);
-    if (!u.ok()) return u.status();
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "mig slices (first submit .. last finish): %.1f slice-h allocated, %.1f busy "
-                  "(%.1f%%); slice-weighted allocation %.1f%%, effective utilization %.1f%% of "
-                  "%lld GPUs; %lld jobs on instances below 7g, mean slowdown %.3f; ",
-                  u.value().slice_alloc_h, u.value().slice_busy_h, u.value().slice_busy_pct,
-                  u.value().alloc_pct, u.value().effective_util_pct,
-                  static_cast<long long>(u.value().physical_gpus),
-                  static_cast<long long>(u.value().small_jobs), u.value().slowdown_small);
-    r.meta.notes += buf;
-  }
+}  // namespace
+
+Status NoteMigUsage(const ClusterSpec& physical, const Workload* sized, RunResult* r) {
+  auto u = ComputeMigUsage(*r, physical, PhysicalGpus(physical), sized);
+  if (!u.ok()) return u.status();
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "mig slices (first submit .. last finish): %.1f slice-h allocated, %.1f busy "
+                "(%.1f%%); slice-weighted allocation %.1f%%, effective utilization %.1f%% of "
+                "%lld GPUs; %lld jobs on instances below 7g, mean slowdown %.3f; ",
+                u.value().slice_alloc_h, u.value().slice_busy_h, u.value().slice_busy_pct,
+                u.value().alloc_pct, u.value().effective_util_pct,
+                static_cast<long long>(u.value().physical_gpus),
+                static_cast<long long>(u.value().small_jobs), u.value().slowdown_small);
+  r->meta.notes += buf;
   return Status::Ok();
 }
 
-Result<std::vector<RunResult>> RunDynamic(const Inputs& in, const ClusterSpec& cluster,
-                                          const PolicyRegistry& reg,
-                                          const std::vector<std::string>& policies,
-                                          const RunSettings& settings, const MigMode& mode,
-                                          std::vector<MigReconfigStats>* reconfig) {
-  auto times = ParseMigReconfig(settings.mig_reconfig);
-  if (!times.ok()) return times.status();
-  // MIG tasks hold slices of a GPU as shares: rounding them up (exclusive)
-  // or slowing co-located instances (timeslice, mps) would be wrong, since
-  // instances are isolated.
-  if (settings.sharing != "fractional")
-    return Status::Error(
-        "--mig dynamic: --sharing must be fractional (the default; MIG instances "
-        "are isolated, not shared), got '" +
-        settings.sharing + "'");
-  Inputs sized = in;
-  auto st = RightSizeMigDynamic(cluster, mode.size, &sized.workload);
-  if (!st.ok()) return st.status();
-  sized.notes.push_back(FormatRightSizeStats(st.value(), mode.size));
-  sized.notes.push_back(
-      "mig dynamic: layouts change during the run (declared layouts are the initial state); "
-      "allocation counts an instance's memory slices / 8 of a GPU (docs/mig.md)");
-  std::vector<std::shared_ptr<MigReconfigStats>> made;
-  MigRepartitionParams params{times.value(), settings.mig_drain};
-  auto decorated = DecoratePlacements(reg, [&made, params](std::unique_ptr<PlacementPolicy> p) {
-    made.push_back(std::make_shared<MigReconfigStats>());
-    return MakeMigRepartition(std::move(p), params, made.back());
-  });
-  if (!decorated.ok()) return Status::Error("--mig: " + decorated.status().message());
-  RunSettings s = settings;
-  s.mig.clear();
-  s.wrap_progress = [&cluster](const ProgressModel* inner) -> std::shared_ptr<ProgressModel> {
-    return std::make_shared<MigProgress>(inner, cluster);
-  };
-  auto out = RunPoliciesOn(sized, cluster, decorated.value(), policies, s);
-  if (!out.ok()) return out;
-  if (made.size() != out.value().size())
-    return Status::Error("--mig dynamic: internal: " + std::to_string(made.size()) +
-                         " placements made for " + std::to_string(out.value().size()) + " runs");
-  for (size_t i = 0; i < made.size(); ++i) {
-    out.value()[i].meta.notes += FormatMigReconfigStats(*made[i]) + "; ";
-    if (reconfig) reconfig->push_back(*made[i]);
-  }
-  if (Status st2 = NoteUsage(cluster, &sized.workload, &out.value()); !st2.ok()) return st2;
-  return out;
-}
-
-}  // namespace
-
-Result<std::vector<RunResult>> RunPoliciesMig(const Inputs& in, const ClusterSpec& cluster,
-                                              const PolicyRegistry& reg,
-                                              const std::vector<std::string>& policies,
-                                              const RunSettings& settings,
-                                              std::vector<MigReconfigStats>* reconfig) {
-  auto mode = ParseMigMode(settings.mig);
-  if (!mode.ok()) return mode.status();
-  const RightSizeParams& params = mode.value().size;
+Result<MigRun> PrepareMig(const MigSpec& spec, const ClusterSpec& cluster, Workload* w) {
+  const RightSizeParams& params = spec.size;
   if (!HasMig(cluster))
-    return Status::Error("--mig: cluster '" + cluster.name +
-                         "' declares no MIG layouts (node group key 'mig', docs/mig.md)");
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "--mig: cluster '" + cluster.name +
+                             "' declares no MIG layouts (node group key 'mig', docs/mig.md)");
   auto expanded = ExpandMig(cluster);
-  if (!expanded.ok()) return Status::Error("--mig: " + expanded.status().message());
-  if (mode.value().dynamic)
-    return RunDynamic(in, cluster, reg, policies, settings, mode.value(), reconfig);
-  Inputs sized = in;
-  auto st = RightSizeMig(expanded.value(), params, &sized.workload);
+  if (!expanded.ok())
+    return Status::Error(StatusCode::kInvalidArgument, "--mig: " + expanded.status().message());
+  MigRun m;
+  if (spec.mode == MigSpec::Mode::kDynamic) {
+    m.dynamic = true;
+    auto st = RightSizeMigDynamic(cluster, params, w);
+    if (!st.ok()) return st.status();
+    m.run_cluster = cluster;
+    m.notes.push_back(FormatRightSizeStats(st.value(), params));
+    m.notes.push_back(
+        "mig dynamic: layouts change during the run (declared layouts are the initial state); "
+        "allocation counts an instance's memory slices / 8 of a GPU (docs/mig.md)");
+    m.repartition = MigRepartitionParams{spec.times, spec.drain};
+    return m;
+  }
+  auto st = RightSizeMig(expanded.value(), params, w);
   if (!st.ok()) return st.status();
-  sized.notes.push_back(FormatRightSizeStats(st.value(), params));
-  sized.notes.push_back(
+  m.run_cluster = std::move(expanded).value();
+  m.notes.push_back(FormatRightSizeStats(st.value(), params));
+  m.notes.push_back(
       "mig: each MIG instance counts as one GPU in capacity, allocation and utilization "
       "figures (MigUsage gives slice-weighted ones, docs/mig.md)");
-  RunSettings s = settings;
-  s.mig.clear();
-  const ClusterSpec* ex = &expanded.value();
-  s.wrap_progress = [ex](const ProgressModel* inner) -> std::shared_ptr<ProgressModel> {
-    return std::make_shared<MigProgress>(inner, *ex);
-  };
-  auto out = RunPoliciesOn(sized, expanded.value(), reg, policies, s);
-  if (!out.ok()) return out;
-  if (Status su = NoteUsage(cluster, nullptr, &out.value()); !su.ok()) return su;
-  return out;
+  return m;
 }
 
 Result<MigUsage> ComputeMigUsage(const RunResult& r, const ClusterSpec& run_cluster,

@@ -388,7 +388,7 @@ Result<std::vector<int64_t>> PlanCandidates(int64_t given_nodes, const std::stri
 }
 
 Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanOptions& opt,
-                        const RunSettings& settings) {
+                        const RunSpec& settings) {
   if (opt.policies.empty()) return Status::Error("--policies: at least one policy");
   if (opt.targets.empty()) return Status::Error("--target: at least one target");
   if (opt.ladder < 1) return Status::Error("--ladder: expected an integer >= 1");
@@ -409,7 +409,7 @@ Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanO
   res.step = opt.step;
   res.max_scale = opt.max_scale;
   res.price_per_gpu_h = settings.price_per_gpu_h;
-  res.window = settings.window;
+  res.window = WindowName(settings.window);
   std::vector<ClusterSpec> clusters;
   for (int64_t nodes : res.candidates) {
     auto c = ScaleCluster(in.cluster, nodes);
@@ -442,7 +442,7 @@ Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanO
     for (size_t p = 0; p < opt.policies.size(); ++p)
       for (int idx : ladder) tasks.push_back({p, idx});
   }
-  const bool early_ok = settings.horizon_s < 0;
+  const bool early_ok = !settings.horizon;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   while (!tasks.empty()) {
     if (opt.progress) opt.progress->ExpectRuns(static_cast<size_t>(res.runs) + tasks.size());
@@ -460,7 +460,7 @@ Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanO
         Out& o = outs[i];
         o.point.nodes = res.candidates[t.idx];
         o.point.gpus = res.candidate_gpus[t.idx];
-        RunSettings s = settings;
+        RunSpec s = settings;
         s.threads = 1;
         s.progress = opt.progress;
         std::shared_ptr<EarlyStop> stop;

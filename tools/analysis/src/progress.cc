@@ -142,12 +142,12 @@ ProgressTick ProgressBoard::Snapshot(const std::string& label, double elapsed_s)
 Result<ProgressMode> ParseProgressMode(const std::string& text) {
   if (text == "auto") return ProgressMode::kAuto;
   if (text == "always") return ProgressMode::kAlways;
-  if (text == "never") return ProgressMode::kNever;
+  if (text == "never") return ProgressMode::kOff;
   return Status::Error("--progress: expected auto, always or never, got '" + text + "'");
 }
 
 std::unique_ptr<ProgressBar> ProgressBar::ForStderr(const std::string& label, ProgressMode mode) {
-  if (mode == ProgressMode::kNever) return nullptr;
+  if (mode == ProgressMode::kOff) return nullptr;
   if (auto bar = ForTerminal(STDERR_FILENO, label)) return bar;
   if (mode != ProgressMode::kAlways) return nullptr;
   return std::make_unique<ProgressBar>(STDERR_FILENO, label, kPlainPeriodMs, /*plain=*/true);

@@ -51,7 +51,7 @@ Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
   }
   traces::AtomicFile out(path);
   if (Status s = out.Open(); !s.ok()) return s;
-  out.Write(html);
+  static_cast<void>(out.Write(html));  // a write error is returned by Close()
   if (Status s = out.Close(); !s.ok()) return s;
   if (Status s = CheckOutput(path, g); !s.ok()) return s;  // again, just before the rename
   return out.Commit(/*sync=*/true);

@@ -86,8 +86,7 @@ Status CheckMemory(const MemoryDemand& d, const MemoryLimit& limit);
 
 // The demand of `runs` simulations of `in` under `s` (horizon_s still
 // relative to the first submission), e.g. runs = the policies of compare.
-MemoryDemand DemandOfRuns(const Inputs& in, const RunSettings& s, int64_t runs,
-                          std::string runs_label);
+MemoryDemand DemandOfRuns(const Inputs& in, const RunSpec& s, int64_t runs, std::string runs_label);
 
 // An InputOptions::before_generate hook: CheckMemory of `runs` simulations of
 // the jobs and nodes a built-in workload is about to generate (no samples

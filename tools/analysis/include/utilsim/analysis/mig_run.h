@@ -1,7 +1,7 @@
-// Runs with MIG (docs/mig.md, "Simulation"): `--mig right-size[:TOL]` expands
-// the cluster's MIG layouts (ExpandMig), right-sizes the jobs (RightSizeMig,
-// a derived mapping, noted in every result), wraps the progress model in
-// MigProgress, then runs as RunPoliciesOn does. Also the MIG figures of a
+// Runs with MIG (docs/mig.md, "Simulation"): what BuildRun does for
+// RunSpec::mig (right-size[:TOL] expands the cluster's MIG layouts and
+// right-sizes the jobs, dynamic[:TOL] sizes them for repartitioning during
+// the run; both noted in every result). Also the MIG figures of a
 // run (slice-weighted allocation, slices allocated and busy, slowdown on
 // instances), which the summary cannot give: there an instance counts as a
 // GPU.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "utilsim/analysis/runner.h"
+#include "utilsim/analysis/run_spec.h"
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/mig_cluster.h"
@@ -35,20 +35,21 @@ Result<RightSizeParams> ParseMigOption(const std::string& text);
 // to CREATE, FIXED to 0). Errors name --mig-reconfig.
 Result<mig::ReconfigTimes> ParseMigReconfig(const std::string& text);
 
-// RunPoliciesOn with settings.mig applied (non-empty): errors name --mig and
-// the cluster/node group/field (ExpandMig). Each result's notes get the
-// right-sizing line (derived) and that instances count as GPUs in the summary.
-// Dynamic mode: the cluster is not expanded (ExpandMig only validates it),
-// jobs are sized by RightSizeMigDynamic, every policy's placement is
-// decorated by MakeMigRepartition (settings.mig_reconfig,
-// settings.mig_drain), and each result's notes get its reconfiguration
-// figures (FormatMigReconfigStats); `reconfig` (may be null) receives them
-// per policy, in the order of `policies`.
-Result<std::vector<RunResult>> RunPoliciesMig(const Inputs& in, const ClusterSpec& cluster,
-                                              const PolicyRegistry& reg,
-                                              const std::vector<std::string>& policies,
-                                              const RunSettings& settings,
-                                              std::vector<MigReconfigStats>* reconfig = nullptr);
+// What MIG changes of a run (BuildRun step 2, run_spec.h).
+struct MigRun {
+  bool dynamic = false;
+  ClusterSpec run_cluster;           // right-size: the expanded cluster; dynamic: as given
+  std::vector<std::string> notes;    // right-sizing figures and how instances are counted
+  MigRepartitionParams repartition;  // dynamic: for MakeMigRepartition
+};
+// Validates the cluster's MIG layouts (errors name mig and the node group /
+// field, ExpandMig) and sizes `w`'s jobs in place: right-size expands the
+// cluster and right-sizes the jobs (RightSizeMig, a derived mapping);
+// dynamic keeps the cluster and sizes the jobs by RightSizeMigDynamic.
+Result<MigRun> PrepareMig(const MigSpec& spec, const ClusterSpec& cluster, Workload* w);
+// Appends the run's slice figures (ComputeMigUsage against the physical
+// cluster; `sized`: the dynamic run's workload, else null) to its notes.
+Status NoteMigUsage(const ClusterSpec& physical, const Workload* sized, RunResult* r);
 
 // MIG figures of one run over [first submit, last finish] (span_s), from the
 // job records. `run_cluster` is the cluster the run used (expanded or not;

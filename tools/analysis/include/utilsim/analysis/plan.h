@@ -125,7 +125,7 @@ struct PlanResult {
   std::string step;
   double max_scale = 0;
   double price_per_gpu_h = 0;
-  std::string window;                // RunSettings::window
+  std::string window;                // WindowName(RunSpec::window)
   std::vector<PolicyPlan> policies;  // in PlanOptions::policies order
   int64_t runs = 0;                  // simulations run
 };
@@ -134,7 +134,7 @@ struct PlanResult {
 // run is single-threaded, opt.threads of them at once). Errors: bad options,
 // an unknown policy, a cluster that cannot be scaled, a run error.
 Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanOptions& opt,
-                        const RunSettings& settings);
+                        const RunSpec& settings);
 
 // Text table (one row per policy, then the evaluated ladder) and JSON
 // (docs/planning.md). Both deterministic; neither contains wall-clock times.

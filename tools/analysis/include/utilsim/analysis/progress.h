@@ -31,7 +31,7 @@
 
 namespace utilsim {
 
-enum class ProgressMode { kAuto, kAlways, kNever };
+enum class ProgressMode { kAuto, kAlways, kOff };  // kOff: --progress never
 // "auto", "always" or "never"; the error names --progress and the three.
 Result<ProgressMode> ParseProgressMode(const std::string& text);
 
