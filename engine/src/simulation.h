@@ -1,6 +1,6 @@
-// The simulation behind Engine (private to the engine): per-event logic in
-// simulator.cc, exact accounting in simulation_accounting.cc, the run loop
-// and results in simulation_run.cc.
+// The simulation behind Engine (private to the engine): per-event logic and
+// exact accounting in simulator.cc, the run loop and results in
+// simulation_run.cc.
 #pragma once
 
 #include <array>
@@ -14,6 +14,7 @@
 #include "accounting.h"
 #include "finish_heap.h"
 #include "run_state.h"
+#include "summary.h"
 #include "utilsim/engine/engine.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stranding.h"
@@ -84,6 +85,14 @@ class Simulation final : public Engine, public PassContext, public RunView {
   void Observe(EventKind kind, JobIndex j) {
     if (cfg_.observer) cfg_.observer(EngineEvent{now_, kind, j}, *this);
   }
+  // Job j's record, once it is final (rejected, finished or killed) or at
+  // the end of the run (accounts a running job up to now_). Called once per
+  // job: it moves the job's reason out.
+  JobRecord RecordOf(JobIndex j);
+  // Gives a final record to the sink and keeps it (SimConfig::keep_rows) or
+  // only the figures the summary needs.
+  void Deliver(JobRecord&& rec);
+  void Deliver(Sample&& s);
   // Time of the next event, kNever when none is left.
   Micros NextTime() const;
   // Processes one event (precondition: one is left, at or before the horizon).
@@ -130,7 +139,8 @@ class Simulation final : public Engine, public PassContext, public RunView {
   const JobMeter* MeterAt(const JobMarks* m, size_t* cursor, JobIndex j, const JobMeter& total,
                           const JobMeter& zero) const;
   // The exact window integrals; checks them against the cluster's.
-  WindowTotals WindowFigures(const std::vector<JobRecord>& jobs, Micros ws, Micros we);
+  // Precondition: every running job is accounted up to now_.
+  WindowTotals WindowFigures(Micros ws, Micros we);
   void UpdateStranded(const Placement& p);
   void Violate(const std::string& name, JobIndex j, const std::string& detail);
 
@@ -158,7 +168,12 @@ class Simulation final : public Engine, public PassContext, public RunView {
     int64_t count;
   };
   std::vector<NodeShape> shapes_;  // distinct (model, GPUs, CPU, memory) node shapes
+  // The rows, when kept (SimConfig::keep_rows): records by job (filled as
+  // they become final) and samples. Otherwise only the summary's figures.
+  std::vector<JobRecord> jobs_;
   std::vector<Sample> samples_;
+  std::vector<JobFigures> figures_;
+  std::unique_ptr<FragMeter> frag_meter_;
   int64_t running_ = 0;
   int64_t events_processed_ = 0;
   Micros last_finish_{0};

@@ -68,6 +68,14 @@ Status Simulation::Init() {
   node_stranded_.assign(cluster_.num_nodes(), 0);
   for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) UpdateStranded({TaskPlacement{i, 0}});
   finishes_.Reset(n);
+  if (cfg_.keep_rows) {
+    jobs_.resize(n);
+  } else {
+    figures_.resize(n);
+    if (cfg_.fragmentation)
+      frag_meter_ = std::make_unique<FragMeter>(std::vector<Micros>{window_start_, marks_[0].time},
+                                                marks_[1].time, cluster_.total_gpus());
+  }
   if (n == 0) {
     done_ = true;
     return Status::Ok();
@@ -211,56 +219,15 @@ Result<RunResult> Simulation::Finish() {
   m.sample_interval = cfg_.sample_interval;
   m.progress_model = progress_->name();
 
+  // The jobs not final yet (running, queued, or not submitted), in job order.
   const size_t n = w_.jobs.size();
-  out.jobs.resize(n);
   Micros window_end = last_finish_;
   int64_t unfinished = 0;
   for (size_t j = 0; j < n; ++j) {
-    const Job& job = w_.jobs[j];
-    JobRun& r = runs_[j];
-    JobRecord& rec = out.jobs[j];
-    rec.job = static_cast<JobIndex>(j);
-    rec.name = job.name;
-    rec.tenant = job.tenant;
-    rec.submit = job.submit;
-    rec.recorded_runtime = job.runtime;
-    rec.tasks = job.tasks;
-    rec.gpu_milli = job.task.total_gpu_milli() * job.tasks;
-    const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
-    if (r.rejected) {
-      rec.outcome = JobOutcome::kRejected;
-      rec.reason = r.reason;
-      continue;
-    }
-    if (r.killed) {
-      rec.outcome = JobOutcome::kKilled;
-      rec.reason = "walltime limit reached";
-    }
-    if (!r.finished) {
-      rec.outcome = JobOutcome::kUnfinished;
-      ++unfinished;
-      rec.reason = r.running ? "running at end of run" : "queued at end of run";
-      if (r.running) Account(static_cast<JobIndex>(j));
-    }
-    rec.preemptions = r.preemptions;
-    rec.queued_s =
-        static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) / 1e6;
-    if (r.first_start.us >= 0) {
-      rec.start = r.first_start;
-      rec.placement = FormatPlacement(r.placement, cluster_);
-      rec.finish = r.finished ? r.end : Micros(-1);
-      const JobMeter meter = MeterOf(static_cast<JobIndex>(j));
-      rec.alloc_gpu_s = gpus * meter.held_us / 1e6;
-      rec.useful_gpu_s = meter.busy_gpu_us / 1e6;
-      if (rec.useful_gpu_s > rec.alloc_gpu_s * (1 + 1e-9) + 1e-6)
-        Violate("useful <= allocated (per job)", static_cast<JobIndex>(j),
-                std::to_string(rec.useful_gpu_s) + " busy GPU-s > " +
-                    std::to_string(rec.alloc_gpu_s) + " allocated GPU-s");
-      rec.useful_gpu_s = std::min(rec.useful_gpu_s, rec.alloc_gpu_s);  // float noise only
-      // Idle GPU time by cause, in proportion to the job's idle shares over
-      // its run (all unattributed when the model gives none).
-      SplitIdle(std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s), meter.idle_us, &rec.idle_gpu_s);
-    }
+    const JobRun& r = runs_[j];
+    if (r.rejected || r.finished) continue;
+    ++unfinished;
+    Deliver(RecordOf(static_cast<JobIndex>(j)));
   }
   if (unfinished > 0) window_end = std::max(window_end, now_);
   if (deadlocked_)
@@ -272,7 +239,6 @@ Result<RunResult> Simulation::Finish() {
     std::snprintf(at, sizeof at, "%.6g", now_.seconds());
     m.notes += std::string("stopped on request at ") + at + " s; ";
   }
-  out.samples = std::move(samples_);
   Micros ws = window_start_, we = window_end;
   if (cfg_.window == Window::kArrivals && n > 0) {
     const Micros a = window_start_ + cfg_.warmup;
@@ -282,11 +248,23 @@ Result<RunResult> Simulation::Finish() {
       we = b;
     }
   }
-  const WindowTotals totals = WindowFigures(out.jobs, ws, we);
-  out.summary = ComputeSummary(out.jobs, totals, cluster_.total_gpus(), ws, we,
-                               (window_end - window_start_).seconds(), cfg_.price_per_gpu_h);
+  const WindowTotals totals = WindowFigures(ws, we);
+  const double makespan_s = (window_end - window_start_).seconds();
+  if (cfg_.keep_rows) {
+    out.jobs = std::move(jobs_);
+    out.samples = std::move(samples_);
+    out.summary = ComputeSummary(out.jobs, totals, cluster_.total_gpus(), ws, we, makespan_s,
+                                 cfg_.price_per_gpu_h);
+    AddSampleFigures(out.samples, &out.summary);
+  } else {
+    out.summary = SummaryOf(figures_, totals, cluster_.total_gpus(), ws, we, makespan_s,
+                            cfg_.price_per_gpu_h);
+    if (frag_meter_ && !frag_meter_->Fill(&out.summary))
+      Violate("sampled figures kept for the window", kNoJob,
+              "no fragmentation sums kept for a window ending at " + std::to_string(we.seconds()) +
+                  " s");
+  }
   out.summary.events = events_processed_;
-  AddSampleFigures(out.samples, &out.summary);
   if (out.summary.allocation_pct > 100.0 * (1 + 1e-9) ||
       out.summary.effective_util_pct > out.summary.allocation_pct * (1 + 1e-9) + 1e-9)
     Violate("useful <= allocated <= capacity (per run)", kNoJob,
@@ -294,7 +272,73 @@ Result<RunResult> Simulation::Finish() {
                 " %, effective utilization " + std::to_string(out.summary.effective_util_pct) +
                 " %");
   if (!violation_.empty()) return Status::Error(StatusCode::kInvariant, violation_);
+  if (cfg_.sink) cfg_.sink->OnEnd(out.meta, out.summary);
   return out;
+}
+
+JobRecord Simulation::RecordOf(JobIndex j) {
+  const Job& job = w_.jobs[j];
+  JobRun& r = runs_[j];
+  JobRecord rec;
+  rec.job = j;
+  rec.name = job.name;
+  rec.tenant = job.tenant;
+  rec.submit = job.submit;
+  rec.recorded_runtime = job.runtime;
+  rec.tasks = job.tasks;
+  rec.gpu_milli = job.task.total_gpu_milli() * job.tasks;
+  const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
+  if (r.rejected) {
+    rec.outcome = JobOutcome::kRejected;
+    rec.reason = std::move(r.reason);
+    return rec;
+  }
+  if (r.killed) {
+    rec.outcome = JobOutcome::kKilled;
+    rec.reason = "walltime limit reached";
+  }
+  if (!r.finished) {
+    rec.outcome = JobOutcome::kUnfinished;
+    rec.reason = r.running ? "running at end of run" : "queued at end of run";
+    if (r.running) Account(j);
+  }
+  rec.preemptions = r.preemptions;
+  rec.queued_s =
+      static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) / 1e6;
+  if (r.first_start.us >= 0) {
+    rec.start = r.first_start;
+    rec.placement = FormatPlacement(r.placement, cluster_);
+    rec.finish = r.finished ? r.end : Micros(-1);
+    const JobMeter meter = MeterOf(j);
+    rec.alloc_gpu_s = gpus * meter.held_us / 1e6;
+    rec.useful_gpu_s = meter.busy_gpu_us / 1e6;
+    if (rec.useful_gpu_s > rec.alloc_gpu_s * (1 + 1e-9) + 1e-6)
+      Violate("useful <= allocated (per job)", j,
+              std::to_string(rec.useful_gpu_s) + " busy GPU-s > " +
+                  std::to_string(rec.alloc_gpu_s) + " allocated GPU-s");
+    rec.useful_gpu_s = std::min(rec.useful_gpu_s, rec.alloc_gpu_s);  // float noise only
+    // Idle GPU time by cause, in proportion to the job's idle shares over
+    // its run (all unattributed when the model gives none).
+    SplitIdle(std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s), meter.idle_us, &rec.idle_gpu_s);
+  }
+  return rec;
+}
+
+void Simulation::Deliver(JobRecord&& rec) {
+  if (cfg_.sink) cfg_.sink->OnJob(rec);
+  const JobIndex j = rec.job;
+  if (cfg_.keep_rows)
+    jobs_[j] = std::move(rec);
+  else
+    figures_[j] = FiguresOf(rec);
+}
+
+void Simulation::Deliver(Sample&& s) {
+  if (cfg_.sink) cfg_.sink->OnSample(s);
+  if (cfg_.keep_rows)
+    samples_.push_back(std::move(s));
+  else if (frag_meter_)
+    frag_meter_->Add(s);
 }
 
 }  // namespace internal

@@ -73,6 +73,7 @@ void Simulation::DoArrival(JobIndex j) {
   if (!reason.empty()) {
     r.rejected = true;
     r.reason = std::move(reason);
+    Deliver(RecordOf(j));
     Observe(EventKind::kReject, j);
     return;
   }
@@ -276,6 +277,8 @@ void Simulation::DoFinish(JobIndex j) {
     }
     UpdateRates(r.placement, j);
   }
+  if (frag_meter_) frag_meter_->Finished(now_);
+  Deliver(RecordOf(j));
   Observe(r.killed ? EventKind::kKill : EventKind::kFinish, j);
   sched_.OnFinish(j, now_);
   // Freed resources matter only to queued jobs (arrivals schedule their own).
@@ -329,7 +332,7 @@ void Simulation::DoSample() {
             "stranded GPUs: " + std::to_string(stranded) + " sampled, " +
                 std::to_string(stranded_total_) + " tracked");
   if (cfg_.fragmentation) s.frag_gpu_milli = cfg_.fragmentation(cluster_);
-  samples_.push_back(s);
+  Deliver(std::move(s));
 }
 
 // Busy contribution of a constant-util running job, in micro-GPUs.
@@ -422,7 +425,7 @@ const JobMeter* Simulation::MeterAt(const JobMarks* m, size_t* cursor, JobIndex 
   return r.first_start.us >= 0 && r.first_start < m->time ? &total : &zero;
 }
 
-WindowTotals Simulation::WindowFigures(const std::vector<JobRecord>& jobs, Micros ws, Micros we) {
+WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
   // Which instant each end of the window is. Start: the run's start (nothing
   // held yet) or the arrivals window's first mark. End: its second mark, or
   // the end of the run (null: the totals).
@@ -432,13 +435,13 @@ WindowTotals Simulation::WindowFigures(const std::vector<JobRecord>& jobs, Micro
   const JobMeter zero;
   size_t cf = 0, ct = 0;
   for (JobIndex j = 0; j < runs_.size(); ++j) {
-    const JobRecord& rec = jobs[j];
-    if (rec.start.us < 0) continue;
+    if (runs_[j].first_start.us < 0) continue;
     const JobMeter total = MeterOf(j);
     const JobMeter* a = from_start ? &zero : MeterAt(&marks_[0], &cf, j, total, zero);
     const JobMeter* b = MeterAt(to, &ct, j, total, zero);
     const JobMeter in = *b - *a;
-    const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
+    const Job& job = w_.jobs[j];
+    const double gpus = static_cast<double>(job.task.total_gpu_milli() * job.tasks) / 1000.0;
     const double alloc = gpus * in.held_us / 1e6;
     const double useful = std::min(alloc, in.busy_gpu_us / 1e6);
     t.alloc_gpu_s += alloc;

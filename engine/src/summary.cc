@@ -1,3 +1,5 @@
+#include "summary.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -28,11 +30,11 @@ double Mean(const std::vector<double>& v) {
   for (double x : v) s += x;
   return s / static_cast<double>(v.size());
 }
-}  // namespace
 
-Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& totals,
-                       int64_t capacity_gpus, Micros window_start, Micros window_end,
-                       double makespan_s, double price_per_gpu_h) {
+// ComputeSummary over n jobs; figure(i) gives job i's JobFigures.
+template <class FigureOf>
+Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t capacity_gpus,
+                Micros window_start, Micros window_end, double makespan_s, double price_per_gpu_h) {
   Summary s;
   s.capacity_gpus = capacity_gpus;
   s.window_start = window_start;
@@ -42,7 +44,8 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& t
   std::map<uint32_t, std::pair<double, int64_t>> tenant_slowdown;  // sum, count
   const double alloc_s = totals.alloc_gpu_s, useful_s = totals.useful_gpu_s;
   const auto& idle_s = totals.idle_gpu_s;
-  for (const JobRecord& r : jobs) {
+  for (size_t i = 0; i < n; ++i) {
+    const internal::JobFigures r = figure(i);
     ++s.jobs;
     switch (r.outcome) {
       case JobOutcome::kFinished:
@@ -58,17 +61,15 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& t
         ++s.killed;
         break;
     }
-    if (r.start.us >= 0) {
-      waits.push_back(r.wait_s());
+    if (r.started) {
+      waits.push_back(r.wait_s);
       queued.push_back(r.queued_s);
     }
     if (r.outcome == JobOutcome::kFinished || r.outcome == JobOutcome::kKilled) {
-      const double jct = r.jct_s();
-      jcts.push_back(jct);
-      const double sd = std::max(1.0, jct / std::max(r.recorded_runtime.seconds(), 10.0));
-      slowdowns.push_back(sd);
+      jcts.push_back(r.jct_s);
+      slowdowns.push_back(r.slowdown);
       auto& t = tenant_slowdown[r.tenant];
-      t.first += sd;
+      t.first += r.slowdown;
       ++t.second;
     }
   }
@@ -129,19 +130,120 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& t
   return s;
 }
 
+}  // namespace
+
+namespace internal {
+
+JobFigures FiguresOf(const JobRecord& r) {
+  JobFigures f;
+  f.outcome = r.outcome;
+  f.tenant = r.tenant;
+  f.started = r.start.us >= 0;
+  if (f.started) {
+    f.wait_s = r.wait_s();
+    f.queued_s = r.queued_s;
+  }
+  if (r.outcome == JobOutcome::kFinished || r.outcome == JobOutcome::kKilled) {
+    f.jct_s = r.jct_s();
+    f.slowdown = std::max(1.0, f.jct_s / std::max(r.recorded_runtime.seconds(), 10.0));
+  }
+  return f;
+}
+
+Summary SummaryOf(const std::vector<JobFigures>& jobs, const WindowTotals& totals,
+                  int64_t capacity_gpus, Micros window_start, Micros window_end, double makespan_s,
+                  double price_per_gpu_h) {
+  return Compute(
+      jobs.size(), [&](size_t i) { return jobs[i]; }, totals, capacity_gpus, window_start,
+      window_end, makespan_s, price_per_gpu_h);
+}
+
+}  // namespace internal
+
+Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& totals,
+                       int64_t capacity_gpus, Micros window_start, Micros window_end,
+                       double makespan_s, double price_per_gpu_h) {
+  return Compute(
+      jobs.size(), [&](size_t i) { return internal::FiguresOf(jobs[i]); }, totals, capacity_gpus,
+      window_start, window_end, makespan_s, price_per_gpu_h);
+}
+
 void AddSampleFigures(const std::vector<Sample>& samples, Summary* s) {
   double frag = 0;
   int64_t frag_n = 0;
   for (const Sample& x : samples) {
     if (x.time < s->window_start || x.time >= s->window_end) continue;
-    const double free_milli =
-        static_cast<double>(s->capacity_gpus) * 1000.0 - std::round(x.gpus_allocated * 1000.0);
-    if (!std::isnan(x.frag_gpu_milli) && free_milli > 0) {
-      frag += 100.0 * x.frag_gpu_milli / free_milli;
+    double pct;
+    if (internal::FragPct(x, s->capacity_gpus, &pct)) {
+      frag += pct;
       ++frag_n;
     }
   }
   if (frag_n > 0) s->frag_mean_pct = frag / static_cast<double>(frag_n);
 }
+
+namespace internal {
+
+bool FragPct(const Sample& x, int64_t capacity_gpus, double* pct) {
+  const double free_milli =
+      static_cast<double>(capacity_gpus) * 1000.0 - std::round(x.gpus_allocated * 1000.0);
+  if (std::isnan(x.frag_gpu_milli) || !(free_milli > 0)) return false;
+  *pct = 100.0 * x.frag_gpu_milli / free_milli;
+  return true;
+}
+
+FragMeter::FragMeter(std::vector<Micros> starts, Micros cut, int64_t capacity_gpus)
+    : cut_(cut), capacity_gpus_(capacity_gpus) {
+  for (Micros t : starts) per_.push_back(PerStart{t, {}, {}, {}, {}});
+}
+
+void FragMeter::Add(const Sample& x) {
+  double pct = 0;
+  const bool counts = FragPct(x, capacity_gpus_, &pct);
+  for (PerStart& p : per_) {
+    p.before_last = p.all;
+    if (counts && x.time >= p.start) {
+      p.all.pct += pct;
+      ++p.all.n;
+    }
+    // The same additions in the same order as AddSampleFigures' loop, so
+    // each sum is bit for bit the one it forms over its window.
+    if (x.time < cut_) p.before_cut = p.all;
+    if (x.time < fin_) p.before_fin = p.all;
+  }
+  any_ = true;
+  last_ = x.time;
+}
+
+void FragMeter::Finished(Micros t) {
+  if (t <= fin_) return;
+  fin_ = t;
+  fin_ok_ = !(any_ && last_ >= t);  // a sample at or after the finish: the cut is not kept
+  for (PerStart& p : per_) p.before_fin = p.all;
+}
+
+bool FragMeter::Fill(Summary* s) const {
+  const Micros ws = s->window_start, we = s->window_end;
+  const PerStart* p = nullptr;
+  for (const PerStart& q : per_)
+    if (q.start == ws) p = &q;
+  if (p == nullptr) return false;
+  const Sum* sum = nullptr;
+  static const Sum kNone;
+  if (we <= ws || !any_ || we > last_)
+    sum = we <= ws ? &kNone : &p->all;  // an empty window, or every sample
+  else if (we == last_)
+    sum = &p->before_last;
+  else if (we == cut_)
+    sum = &p->before_cut;
+  else if (we == fin_ && fin_ok_)
+    sum = &p->before_fin;
+  else
+    return false;
+  if (sum->n > 0) s->frag_mean_pct = sum->pct / static_cast<double>(sum->n);
+  return true;
+}
+
+}  // namespace internal
 
 }  // namespace utilsim

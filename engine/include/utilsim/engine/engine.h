@@ -78,7 +78,9 @@ class Engine : public RunControl {
   // True once Step() would return false.
   virtual bool Done() const = 0;
   // The results so far: call once, when Done() or to cut the run short
-  // (then as if stopped on request). Errors: a broken invariant.
+  // (then as if stopped on request). Errors: a broken invariant. With a
+  // SimConfig::sink it first delivers the records of the jobs not final yet
+  // (result_sink.h), then OnEnd.
   virtual Result<RunResult> Finish() = 0;
 };
 

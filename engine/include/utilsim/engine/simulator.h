@@ -12,6 +12,7 @@
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/progress.h"
+#include "utilsim/engine/result_sink.h"
 #include "utilsim/engine/scheduler.h"
 #include "utilsim/engine/status.h"
 
@@ -52,6 +53,14 @@ struct SimConfig {
   // (NaN). Called once per sample, in order, on the simulation's thread; it
   // may keep state (one hook per simulation).
   std::function<double(const ClusterState&)> fragmentation;
+  // Streaming results (result_sink.h): every JobRecord and Sample is given
+  // to the sink as soon as it is final, on the driving thread. Not owned; it
+  // must outlive the run (Finish). nullptr = none.
+  ResultSink* sink = nullptr;
+  // false: RunResult::jobs and ::samples stay empty (a sink has them) and
+  // the run holds no rows, only a few figures per job for the summary;
+  // RunResult::meta and ::summary are exactly those of a run with true.
+  bool keep_rows = true;
   std::string workload_source;  // copied into RunMeta
   std::string input_digest;     // copied into RunMeta
 };
