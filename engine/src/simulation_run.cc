@@ -208,10 +208,13 @@ Result<RunResult> Simulation::Finish() {
   RunMeta& m = out.meta;
   m.utilsim_version = UtilsimVersion();
   m.label = sched_.label();
-  m.queue_policy = sched_.queue_policy().name;
-  m.queue_policy_version = sched_.queue_policy().version;
-  m.placement_policy = sched_.placement_policy().name;
-  m.placement_policy_version = sched_.placement_policy().version;
+  const PolicyId queue = sched_.queue_policy(), placement = sched_.placement_policy();
+  m.queue_policy = queue.name;
+  m.queue_policy_version = queue.version;
+  m.queue_policy_params = queue.params;
+  m.placement_policy = placement.name;
+  m.placement_policy_version = placement.version;
+  m.placement_policy_params = placement.params;
   m.seed = cfg_.seed;
   m.input_digest = cfg_.input_digest;
   m.workload_source = cfg_.workload_source.empty() ? w_.source : cfg_.workload_source;

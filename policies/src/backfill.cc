@@ -170,7 +170,9 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
   ConservativeBackfill(std::string label, std::unique_ptr<PlacementPolicy> placement,
                        ConservativeBackfillOptions options)
       : SubmitOrderScheduler(std::move(label), std::move(placement)), options_(options) {}
-  PolicyId queue_policy() const override { return {"conservative-backfill", "1"}; }
+  PolicyId queue_policy() const override {
+    return {"conservative-backfill", "1", "depth=" + std::to_string(options_.max_reservations)};
+  }
 
   Status Pass(PassContext& ctx) override {
     ClusterState& c = ctx.cluster();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "utilsim/engine/sharing_progress.h"
+#include "utilsim/policies/params.h"
 
 namespace utilsim {
 namespace {
@@ -11,7 +12,9 @@ namespace {
 class Colocate final : public PlacementPolicy {
  public:
   explicit Colocate(double threshold) : threshold_(threshold), best_fit_(MakeBestFit()) {}
-  PolicyId id() const override { return {"colocate", "1"}; }
+  PolicyId id() const override {
+    return {"colocate", "1", "threshold=" + FormatParamNumber(threshold_)};
+  }
   void Init(const Workload& w) override { best_fit_->Init(w); }
 
   void BeginPass(PassContext& ctx) override {

@@ -121,29 +121,33 @@ Result<PolicyRegistry> DecoratePlacements(const PolicyRegistry& reg, PlacementDe
   for (const PolicyInfo& info : reg.List()) {
     if (info.kind != "placement" && info.kind != "profile") continue;
     const std::string name = info.name;
-    auto make = [base, deco, name](uint64_t seed) -> std::unique_ptr<PlacementPolicy> {
-      auto p = base->MakePlacement(name, seed);
+    // The parameters reach the base registry's factory as their canonical
+    // text, which parses back to the same values.
+    auto make = [base, deco, name](const ParamValues& v,
+                                   uint64_t seed) -> std::unique_ptr<PlacementPolicy> {
+      const std::string params = v.Canonical();
+      auto p = base->MakePlacement(params.empty() ? name : name + ":" + params, seed);
       if (!p.ok()) return nullptr;  // cannot happen: the name is registered in base
       return (*deco)(std::move(p).value());
     };
     if (info.kind == "placement") {
-      // Every placement is re-registered as seeded: Make passes the seed
-      // through either way, so unseeded ones ignore it as before.
-      if (Status s = out.AddSeededPlacement(info, make, PolicyRegistry::OnDuplicate::kReplace);
-          !s.ok())
+      if (Status s = out.AddPlacement(info, make, PolicyRegistry::OnDuplicate::kReplace); !s.ok())
         return s;
       continue;
     }
-    // A profile: its queue is the one the scheduler it makes names.
+    // A profile: its queue (with its parameters) is the one the scheduler
+    // it makes names.
     auto sched = reg.Make(name);
     if (!sched.ok()) return sched.status();
-    const std::string queue = sched.value()->queue_policy().name;
-    if (!reg.Has(queue))
-      return Status::Error("profile '" + name + "': queue '" + queue +
+    const PolicyId qid = sched.value()->queue_policy();
+    if (!reg.Has(qid.name))
+      return Status::Error("profile '" + name + "': queue '" + qid.name +
                            "' is not a registered queue policy");
+    const std::string queue = qid.params.empty() ? qid.name : qid.name + ":" + qid.params;
     // Profiles are built with the default seed, as PolicyRegistry::Make does.
     if (Status s = out.AddProfile(
-            info, queue, [make] { return make(1); }, PolicyRegistry::OnDuplicate::kReplace);
+            info, queue, [make](const ParamValues& v, uint64_t /*seed*/) { return make(v, 1); },
+            PolicyRegistry::OnDuplicate::kReplace);
         !s.ok())
       return s;
   }

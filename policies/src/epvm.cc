@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "utilsim/policies/packing.h"
+#include "utilsim/policies/params.h"
 
 namespace utilsim {
 namespace {
@@ -27,7 +29,10 @@ class Epvm final : public PlacementPolicy {
   static constexpr size_t kMaxShapes = 64;
   static constexpr int kSeedFirst = 8;  // nodes of a top bucket considered before floors
 
-  PolicyId id() const override { return {"epvm", "1"}; }
+  explicit Epvm(std::optional<double> base) : base_(base) {}
+  PolicyId id() const override {
+    return {"epvm", "1", "base=" + (base_ ? FormatParamNumber(*base_) : std::string("nodes"))};
+  }
 
   std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
     EnsureTable(c.num_nodes());
@@ -54,7 +59,7 @@ class Epvm final : public PlacementPolicy {
   void EnsureTable(size_t nodes) {  // table_[i] = B^{i / kSteps}
     if (nodes == table_nodes_ && !table_.empty()) return;
     table_nodes_ = nodes;
-    log_base_ = std::log(std::max<double>(2.0, static_cast<double>(nodes)));
+    log_base_ = std::log(base_ ? *base_ : std::max<double>(2.0, static_cast<double>(nodes)));
     table_.resize(kSteps + 1);
     for (int i = 0; i <= kSteps; ++i) table_[i] = std::exp(log_base_ * i / kSteps);
   }
@@ -263,6 +268,7 @@ class Epvm final : public PlacementPolicy {
     return best;
   }
 
+  std::optional<double> base_;  // B; unset: max(2, number of nodes)
   size_t table_nodes_ = 0;
   double log_base_ = 0;
   std::vector<double> table_;
@@ -276,6 +282,8 @@ class Epvm final : public PlacementPolicy {
 
 }  // namespace
 
-std::unique_ptr<PlacementPolicy> MakeEpvm() { return std::make_unique<Epvm>(); }
+std::unique_ptr<PlacementPolicy> MakeEpvm(std::optional<double> base) {
+  return std::make_unique<Epvm>(base);
+}
 
 }  // namespace utilsim

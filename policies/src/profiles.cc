@@ -37,11 +37,13 @@ Status ParseProfile(const YAML::Node& p, const std::string& src, const PolicyReg
   out->queue = p["queue"] ? p["queue"].as<std::string>() : "fifo";
   if (reg.Has(out->name))
     return Status::Error(At(src, p["name"], "name") + "'" + out->name + "' is already registered");
+  const std::string queue = SplitPolicyRef(out->queue).name;  // it may carry parameters
   if (auto q = reg.List(); std::none_of(q.begin(), q.end(), [&](const PolicyInfo& i) {
-        return i.kind == "queue" && i.name == out->queue;
+        return i.kind == "queue" && i.name == queue;
       }))
-    return Status::Error(At(src, p["queue"], "queue") + "unknown queue policy '" + out->queue +
-                         "'");
+    return Status::Error(At(src, p["queue"], "queue") + "unknown queue policy '" + queue + "'");
+  if (auto params = reg.Params(out->queue); !params.ok())
+    return Status::Error(At(src, p["queue"], "queue") + params.status().message());
   if (!p["filters"] || !p["filters"].IsSequence())
     return Status::Error(At(src, p, "filters") + "missing (a list of filter plugins)");
   for (const auto& f : p["filters"]) {

@@ -14,10 +14,30 @@
 
 namespace utilsim {
 
+namespace {
+
+// The '+' of QUEUE+PLACEMENT: the first one not followed by a digit (one
+// followed by a digit is an exponent's sign, 1e+06).
+size_t QueueSeparator(const std::string& name) {
+  for (size_t i = 0; i < name.size(); ++i)
+    if (name[i] == '+' && !(i + 1 < name.size() && name[i + 1] >= '0' && name[i + 1] <= '9'))
+      return i;
+  return std::string::npos;
+}
+
+Status NoParams(const PolicyInfo& info) {
+  if (info.params.empty()) return Status::Ok();
+  return Status::Error("policy '" + info.name +
+                       "' declares parameters, but its factory takes no ParamValues");
+}
+
+}  // namespace
+
 Status PolicyRegistry::Insert(Entry e, OnDuplicate dup) {
   e.info.version.clear();  // read from an instance when listed (VersionOf)
   const std::string name = e.info.name;
   if (name.empty()) return Status::Error("a policy needs a name");
+  if (Status s = ValidateParamSpecs(name, e.info.params); !s.ok()) return s;
   if (auto it = entries_.find(name); it != entries_.end() && dup == OnDuplicate::kError)
     return Status::Error("policy '" + name + "' is registered already (as a " +
                          it->second.info.kind + ")");
@@ -25,44 +45,77 @@ Status PolicyRegistry::Insert(Entry e, OnDuplicate dup) {
   return Status::Ok();
 }
 
-Status PolicyRegistry::AddQueue(PolicyInfo info, QueueFactory f, OnDuplicate dup) {
+Status PolicyRegistry::AddQueue(PolicyInfo info, ParamQueueFactory f, OnDuplicate dup) {
   info.kind = "queue";
-  return Insert(Entry{std::move(info), std::move(f), nullptr, "", nullptr, nullptr}, dup);
+  Entry e{std::move(info), std::move(f), nullptr, "", nullptr};
+  return Insert(std::move(e), dup);
+}
+
+Status PolicyRegistry::AddQueue(PolicyInfo info, QueueFactory f, OnDuplicate dup) {
+  if (Status s = NoParams(info); !s.ok()) return s;
+  return AddQueue(
+      std::move(info), [f = std::move(f)](const ParamValues&) { return f(); }, dup);
+}
+
+Status PolicyRegistry::AddPlacement(PolicyInfo info, ParamPlacementFactory f, OnDuplicate dup) {
+  info.kind = "placement";
+  return Insert(Entry{std::move(info), nullptr, std::move(f), "", nullptr}, dup);
 }
 
 Status PolicyRegistry::AddPlacement(PolicyInfo info, PlacementFactory f, OnDuplicate dup) {
-  info.kind = "placement";
-  return Insert(Entry{std::move(info), nullptr, std::move(f), "", nullptr, nullptr}, dup);
+  if (Status s = NoParams(info); !s.ok()) return s;
+  return AddPlacement(
+      std::move(info), [f = std::move(f)](const ParamValues&, uint64_t) { return f(); }, dup);
 }
 
 Status PolicyRegistry::AddSeededPlacement(PolicyInfo info, SeededPlacementFactory f,
                                           OnDuplicate dup) {
-  info.kind = "placement";
-  Entry e{std::move(info), nullptr, nullptr, "", nullptr, nullptr};
-  e.seeded = std::move(f);
-  return Insert(std::move(e), dup);
+  if (Status s = NoParams(info); !s.ok()) return s;
+  return AddPlacement(
+      std::move(info), [f = std::move(f)](const ParamValues&, uint64_t seed) { return f(seed); },
+      dup);
+}
+
+Status PolicyRegistry::AddBatch(PolicyInfo info, ParamBatchFactory f, OnDuplicate dup) {
+  info.kind = "queue";
+  return Insert(Entry{std::move(info), nullptr, nullptr, "", std::move(f)}, dup);
 }
 
 Status PolicyRegistry::AddBatch(PolicyInfo info, BatchFactory f, OnDuplicate dup) {
-  info.kind = "queue";
-  return Insert(Entry{std::move(info), nullptr, nullptr, "", std::move(f), nullptr}, dup);
+  if (Status s = NoParams(info); !s.ok()) return s;
+  return AddBatch(
+      std::move(info),
+      [f = std::move(f)](std::string label, std::unique_ptr<PlacementPolicy> p,
+                         const ParamValues&) { return f(std::move(label), std::move(p)); },
+      dup);
+}
+
+Status PolicyRegistry::AddProfile(PolicyInfo info, std::string queue, ParamPlacementFactory f,
+                                  OnDuplicate dup) {
+  info.kind = "profile";
+  return Insert(Entry{std::move(info), nullptr, std::move(f), std::move(queue), nullptr}, dup);
 }
 
 Status PolicyRegistry::AddProfile(PolicyInfo info, std::string queue, PlacementFactory f,
                                   OnDuplicate dup) {
-  info.kind = "profile";
-  return Insert(Entry{std::move(info), nullptr, std::move(f), std::move(queue), nullptr, nullptr},
-                dup);
+  if (Status s = NoParams(info); !s.ok()) return s;
+  return AddProfile(
+      std::move(info), std::move(queue),
+      [f = std::move(f)](const ParamValues&, uint64_t) { return f(); }, dup);
 }
 
 bool PolicyRegistry::Has(const std::string& name) const { return entries_.count(name) > 0; }
 
 // Built on demand, not at registration: decorators count the instances
 // their factories make (mig_run.cc), and most registries are never listed.
+// Built with the default parameters.
 std::string PolicyRegistry::VersionOf(const Entry& e) const {
-  if (e.queue) return e.queue()->id().version;
-  if (e.batch) return e.batch(e.info.name, MakeFirstFit())->queue_policy().version;
-  if (e.has_placement()) return e.MakePlacement(1)->id().version;
+  auto values = ParseParams(e.info.name, e.info.params, "");
+  if (!values.ok()) return "";  // cannot happen: Insert checked the defaults
+  const ParamValues& v = values.value();
+  if (e.queue) return e.queue(v)->id().version;
+  if (e.batch) return e.batch(e.info.name, MakeFirstFit(), v)->queue_policy().version;
+  if (e.has_placement()) return e.placement(v, 1)->id().version;
   return "";
 }
 
@@ -88,46 +141,68 @@ Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name,
   auto unknown = [&](const std::string& what, const std::string& n, const std::string& kind) {
     return Status::Error("unknown " + what + " '" + n + "' (known: " + known(kind) + ")");
   };
-  std::string queue_name = "fifo", placement_name = name;
-  if (auto plus = name.find('+'); plus != std::string::npos) {
-    queue_name = name.substr(0, plus);
-    placement_name = name.substr(plus + 1);
-  } else if (name == "as-recorded") {
-    queue_name = "as-recorded";
-    placement_name = "first-fit";
-  } else if (auto it = entries_.find(name);
+  std::string queue_text = "fifo", placement_text = name;
+  const size_t plus = QueueSeparator(name);
+  const std::string lone = SplitPolicyRef(name).name;
+  if (plus != std::string::npos) {
+    queue_text = name.substr(0, plus);
+    placement_text = name.substr(plus + 1);
+  } else if (lone == "as-recorded") {
+    queue_text = name;
+    placement_text = "first-fit";
+  } else if (auto it = entries_.find(lone);
              it != entries_.end() && it->second.info.kind == "profile") {
-    queue_name = it->second.profile_queue;
-  } else if (auto q = entries_.find(name); q != entries_.end() && q->second.info.kind == "queue") {
-    placement_name = "first-fit";
-    queue_name = name;
+    queue_text = it->second.profile_queue;
+  } else if (auto q = entries_.find(lone); q != entries_.end() && q->second.info.kind == "queue") {
+    placement_text = "first-fit";
+    queue_text = name;
   }
-  auto q = entries_.find(queue_name);
+  const PolicyRef qref = SplitPolicyRef(queue_text), pref = SplitPolicyRef(placement_text);
+  auto q = entries_.find(qref.name);
   if (q == entries_.end() || q->second.info.kind != "queue")
-    return unknown("queue policy", queue_name, "queue");
-  auto p = entries_.find(placement_name);
+    return unknown("queue policy", qref.name, "queue");
+  auto p = entries_.find(pref.name);
   if (p == entries_.end() || !p->second.has_placement()) {
-    if (name.find('+') == std::string::npos)
-      return Status::Error("unknown policy '" + name + "' (placements: " + known("placement") +
+    if (plus == std::string::npos)
+      return Status::Error("unknown policy '" + lone + "' (placements: " + known("placement") +
                            "; profiles: " + known("profile") + "; queues: " + known("queue") +
                            "; or QUEUE+PLACEMENT)");
-    return unknown("placement policy", placement_name, "placement");
+    return unknown("placement policy", pref.name, "placement");
   }
-  if (q->second.batch) return q->second.batch(name, p->second.MakePlacement(seed));
+  auto qv = ParseParamsOf(qref, q->second.info.params);
+  if (!qv.ok()) return qv.status();
+  auto pv = ParseParamsOf(pref, p->second.info.params);
+  if (!pv.ok()) return pv.status();
+  std::unique_ptr<PlacementPolicy> placement = p->second.placement(pv.value(), seed);
+  if (q->second.batch) return q->second.batch(name, std::move(placement), qv.value());
   return std::unique_ptr<Scheduler>(
-      std::make_unique<ComposedScheduler>(name, q->second.queue(), p->second.MakePlacement(seed)));
+      std::make_unique<ComposedScheduler>(name, q->second.queue(qv.value()), std::move(placement)));
 }
 
 Result<std::unique_ptr<PlacementPolicy>> PolicyRegistry::MakePlacement(const std::string& name,
                                                                        uint64_t seed) const {
-  auto it = entries_.find(name);
+  const PolicyRef ref = SplitPolicyRef(name);
+  auto it = entries_.find(ref.name);
   if (it == entries_.end() || !it->second.has_placement()) {
     std::string known;
     for (const auto& [n, e] : entries_)
       if (e.has_placement()) known += (known.empty() ? "" : ", ") + n;
-    return Status::Error("unknown placement policy '" + name + "' (known: " + known + ")");
+    return Status::Error("unknown placement policy '" + ref.name + "' (known: " + known + ")");
   }
-  return it->second.MakePlacement(seed);
+  auto v = ParseParamsOf(ref, it->second.info.params);
+  if (!v.ok()) return v.status();
+  return it->second.placement(v.value(), seed);
+}
+
+Result<ParamValues> PolicyRegistry::Params(const std::string& ref_text) const {
+  const PolicyRef ref = SplitPolicyRef(ref_text);
+  auto it = entries_.find(ref.name);
+  if (it == entries_.end()) {
+    std::string known;
+    for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
+    return Status::Error("unknown policy '" + ref.name + "' (known: " + known + ")");
+  }
+  return ParseParamsOf(ref, it->second.info.params);
 }
 
 namespace {
@@ -157,10 +232,25 @@ PolicyRegistry BuiltinPolicies() {
        "FIFO with EASY backfilling: the head gets a reservation; later jobs start if they "
        "do not delay it (estimate: the user's walltime request, else the run time)"},
       MakeEasyBackfill));
-  Must(r.AddBatch({"conservative-backfill", "", "",
-                   "FIFO with conservative backfilling: every queued job gets a reservation; a job "
-                   "starts early only if it delays none of them (estimate as easy-backfill)"},
-                  MakeConservativeBackfill));
+  Must(r.AddBatch(
+      {"conservative-backfill",
+       "",
+       "",
+       "FIFO with conservative backfilling: every queued job gets a reservation; a job "
+       "starts early only if it delays none of them (estimate as easy-backfill)",
+       {{.name = "depth",
+         .type = ParamType::kInt,
+         .default_value = "256",
+         .min = 0,
+         .max = 1000000,
+         .help = "reservation depth: the most future reservations made per pass; jobs behind "
+                 "them start only where they touch no reservation (1 is close to "
+                 "easy-backfill, 0 reserves nothing)"}}},
+      [](std::string label, std::unique_ptr<PlacementPolicy> p, const ParamValues& v) {
+        ConservativeBackfillOptions o;
+        o.max_reservations = static_cast<size_t>(v.Int("depth"));
+        return MakeConservativeBackfillWith(std::move(label), std::move(p), o);
+      }));
   Must(r.AddQueue({"sjf", "", "",
                    "shortest job first by the user's estimate (walltime request, else run time); "
                    "skips jobs that do not fit"},
@@ -175,11 +265,23 @@ PolicyRegistry BuiltinPolicies() {
                    "share (GPU, CPU, memory) goes first"},
                   MakeDrf));
   Must(r.AddBatch(
-      {"tiresias", "", "",
-       "Tiresias discretised 2D-LAS: queues by attained GPU-service (3600, 36000 GPU-s), "
-       "FIFO within a queue, preempts lower queues"},
-      [](std::string label, std::unique_ptr<PlacementPolicy> p) {
-        return MakeTiresias(std::move(label), std::move(p), DefaultTiresiasThresholds());
+      {"tiresias",
+       "",
+       "",
+       "Tiresias discretised 2D-LAS: queues by attained GPU-service (thresholds, default "
+       "3600, 36000 GPU-s), FIFO within a queue, preempts lower queues",
+       {{.name = "thresholds",
+         .type = ParamType::kSecondsList,
+         .default_value = "3600/36000",
+         .min = 1,
+         .max = 1e10,
+         .min_items = 1,
+         .max_items = 16,
+         .increasing = true,
+         .help = "queue boundaries in attained GPU-seconds (GPUs x seconds run): k thresholds "
+                 "make k + 1 queues"}}},
+      [](std::string label, std::unique_ptr<PlacementPolicy> p, const ParamValues& v) {
+        return MakeTiresias(std::move(label), std::move(p), v.List("thresholds"));
       }));
   Must(r.AddBatch({"priority-preempt", "", "",
                    "priority order; a job that cannot fit preempts strictly lower-priority jobs "
@@ -191,10 +293,23 @@ PolicyRegistry BuiltinPolicies() {
       MakeBestFit));
   Must(r.AddPlacement({"worst-fit", "", "", "spread: node left with the most free GPUs"},
                       MakeWorstFit));
-  Must(r.AddPlacement({"epvm", "", "",
-                       "Borg's original E-PVM: minimise the marginal exponential cost of GPU, CPU "
-                       "and memory utilisation (spreads)"},
-                      MakeEpvm));
+  Must(r.AddPlacement(
+      {"epvm",
+       "",
+       "",
+       "Borg's original E-PVM: minimise the marginal exponential cost of GPU, CPU "
+       "and memory utilisation (spreads)",
+       {{.name = "base",
+         .type = ParamType::kDouble,
+         .default_value = "nodes",
+         .min = 1.01,
+         .max = 1e6,
+         .words = {"nodes"},
+         .help = "base B of the per-resource cost B^utilization; 'nodes': the number of nodes "
+                 "(at least 2); a larger B avoids fuller nodes more strongly"}}},
+      [](const ParamValues& v, uint64_t) {
+        return v.Word("base").empty() ? MakeEpvm(v.Double("base")) : MakeEpvm();
+      }));
   Must(r.AddPlacement({"stranding-hybrid", "", "",
                        "best fit that penalises leaving GPUs stranded by exhausted CPU or memory "
                        "(Borg's hybrid idea; formula in docs/packing.md)"},
@@ -212,11 +327,21 @@ PolicyRegistry BuiltinPolicies() {
                        "Fragmentation Gradient Descent (Weng et al., ATC'23): least growth of "
                        "fragmentation for the workload's task classes"},
                       [] { return MakeFgd(TaskClassDist{}); }));
-  Must(r.AddPlacement({"colocate", "", "",
-                       "utilization-aware co-location: a fractional job joins a shared GPU while "
-                       "summed solo utilization <= 1.0 and GPU memory fit, else best fit "
-                       "(docs/sharing.md)"},
-                      [] { return MakeColocate(); }));
+  Must(r.AddPlacement(
+      {"colocate",
+       "",
+       "",
+       "utilization-aware co-location: a fractional job joins a shared GPU while "
+       "summed solo utilization <= threshold (default 1.0) and GPU memory fit, else best fit "
+       "(docs/sharing.md)",
+       {{.name = "threshold",
+         .type = ParamType::kDouble,
+         .default_value = "1",
+         .min = 0,
+         .max = 100,
+         .help = "most summed solo GPU utilization (util x share) of the fractional jobs on "
+                 "one shared GPU; 0 keeps busy fractional jobs apart"}}},
+      [](const ParamValues& v, uint64_t) { return MakeColocate(v.Double("threshold")); }));
   Must(r.AddSeededPlacement(
       {"random", "", "", "uniform choice among feasible nodes, drawn from the run's --seed"},
       [](uint64_t seed) { return MakeRandomPlacement(seed); }));

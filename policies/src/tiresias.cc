@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "utilsim/policies/params.h"
 #include "utilsim/policies/queues_extra.h"
 
 namespace utilsim {
@@ -20,7 +21,9 @@ class Tiresias final : public Scheduler {
         thresholds_(std::move(thresholds)) {}
 
   std::string label() const override { return label_; }
-  PolicyId queue_policy() const override { return {"tiresias", "1"}; }
+  PolicyId queue_policy() const override {
+    return {"tiresias", "1", "thresholds=" + FormatParamList(thresholds_)};
+  }
   PolicyId placement_policy() const override { return placement_->id(); }
   Status Init(const ClusterState& /*cluster*/, const Workload& w) override {
     for (size_t i = 1; i < thresholds_.size(); ++i)

@@ -82,9 +82,11 @@ TEST(Epvm, WeighsCpuAgainstGpus) {
   EXPECT_EQ(Chosen(*MakeWorstFit(), j, c), 0);
 }
 
-// The fixed-point cost exactly as documented, computed per node.
-int64_t EpvmReference(const ClusterState& c, NodeIndex n, const TaskDemand& d) {
-  const double lb = std::log(std::max<double>(2.0, static_cast<double>(c.num_nodes())));
+// The fixed-point cost exactly as documented, computed per node; base 0:
+// the default, max(2, number of nodes).
+int64_t EpvmReference(const ClusterState& c, NodeIndex n, const TaskDemand& d, double base = 0) {
+  const double lb =
+      std::log(base > 0 ? base : std::max<double>(2.0, static_cast<double>(c.num_nodes())));
   auto term = [&](int64_t used, int64_t demand, int64_t cap) -> int64_t {
     const double inv = 10000 / static_cast<double>(cap);
     const int64_t step =
@@ -105,7 +107,8 @@ int64_t EpvmReference(const ClusterState& c, NodeIndex n, const TaskDemand& d) {
 }
 
 // Random heterogeneous states (two node shapes, whole and fractional use),
-// random tasks: the FindFirst sweep must pick the reference's argmin.
+// random tasks: the FindFirst sweep must pick the reference's argmin, with
+// the default base and with a given one (epvm:base=B, near 1 and large).
 TEST(Epvm, IndexedSearchEqualsBruteForce) {
   Rng r(7, 0, "epvm-test");
   for (int round = 0; round < 60; ++round) {
@@ -129,11 +132,13 @@ TEST(Epvm, IndexedSearchEqualsBruteForce) {
       }
     }
     auto epvm = MakeEpvm();
+    const double base = round % 2 == 0 ? 1.05 : 5000;
+    auto given = MakeEpvm(base);
     for (int t = 0; t < 20; ++t) {
       Job j = OneTask(static_cast<int>(r.UniformInt(0, 4)), 1000 * r.UniformInt(1, 16),
                       kGiB * r.UniformInt(1, 96));
       if (fractions && j.task.gpus == 1) j.task.gpu_milli = 300;
-      int64_t want = -1, want_cost = INT64_MAX;
+      int64_t want = -1, want_cost = INT64_MAX, want_given = -1, given_cost = INT64_MAX;
       for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
         if (!c.CanHost(n, j.task, kAnyModel)) continue;
         const int64_t cost = EpvmReference(c, n, j.task);
@@ -141,9 +146,15 @@ TEST(Epvm, IndexedSearchEqualsBruteForce) {
           want = n;
           want_cost = cost;
         }
+        const int64_t cost_given = EpvmReference(c, n, j.task, base);
+        if (cost_given < given_cost) {
+          want_given = n;
+          given_cost = cost_given;
+        }
       }
       SCOPED_TRACE("round " + std::to_string(round) + " task " + std::to_string(t));
       EXPECT_EQ(Chosen(*epvm, j, c), want);
+      EXPECT_EQ(Chosen(*given, j, c), want_given) << "base " << base;
     }
   }
 }

@@ -127,6 +127,8 @@ struct RunMeta {
   std::string utilsim_version;
   std::string queue_policy, queue_policy_version;
   std::string placement_policy, placement_policy_version;
+  // PolicyId::params of each: canonical "key=value,..." or "".
+  std::string queue_policy_params, placement_policy_params;
   std::string label;  // policy label as given by the user, e.g. "best-fit"
   uint64_t seed = 0;
   std::string input_digest;  // hex digest of the workload and cluster

@@ -18,6 +18,9 @@ namespace utilsim {
 struct PolicyId {
   std::string name;
   std::string version;
+  // Every parameter with its effective value, in the policy's declared order
+  // ("thresholds=3600/36000"); "" for a policy without parameters.
+  std::string params = {};
 };
 
 // What a scheduler may see and do during one pass.

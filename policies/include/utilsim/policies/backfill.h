@@ -64,7 +64,9 @@ Micros BackfillEstimate(const Job& j);
 // rule generalised to all reservations). Within a pass a job shape (ShapeOf)
 // that failed at a candidate time with some estimate is not tried again there
 // with an estimate at least as long: the resources held over the interval
-// only grow during a pass.
+// only grow during a pass. The registry's `conservative-backfill:depth=N`
+// sets max_reservations (0: none, so nothing is reserved ahead). PolicyId
+// {"conservative-backfill", "1", "depth=<max_reservations>"}.
 struct ConservativeBackfillOptions {
   size_t max_reservations = 256;
 };

@@ -25,7 +25,8 @@
 // inside a pass, before placing the job that preempted (rebuilding is
 // idempotent). Their victim search still sees the loads of the jobs it
 // tries releasing (ChooseVictims: conservative, may preempt nothing).
-// PolicyId {"colocate", "1"}; the registry's "colocate" has threshold 1.0.
+// PolicyId {"colocate", "1", "threshold=<threshold>"}; the registry's
+// "colocate" has threshold 1.0, `colocate:threshold=X` another.
 #pragma once
 
 #include <memory>
@@ -36,7 +37,8 @@ namespace utilsim {
 
 inline constexpr double kDefaultColocateThreshold = 1.0;
 
-// threshold > 0: the most summed solo GPU utilization of one shared GPU.
+// threshold >= 0: the most summed solo GPU utilization of one shared GPU
+// (0: a fractional job with any utilization never joins a shared GPU).
 std::unique_ptr<PlacementPolicy> MakeColocate(double threshold = kDefaultColocateThreshold);
 
 }  // namespace utilsim

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "utilsim/engine/cluster_state.h"
@@ -35,14 +36,16 @@
 namespace utilsim {
 
 // E-PVM (Amir et al., TPDS 2000; Borg, EuroSys'15): node cost
-// sum_{r in GPU, CPU, mem} B^{u_r}, u_r = used_r / capacity_r, B = max(2,
-// number of nodes). Chooses the node with the least marginal cost
+// sum_{r in GPU, CPU, mem} B^{u_r}, u_r = used_r / capacity_r, B = `base`
+// (> 1; registry `epvm:base=B`), by default max(2, number of nodes)
+// (`base=nodes`). Chooses the node with the least marginal cost
 // cost(after) - cost(before), computed per resource as B^{u}(B^{delta} - 1)
 // with u (before placing) on a 1/10000 grid, rounded half up, delta =
 // demand / capacity, fixed point 1e-6. CPU-only nodes have no GPU term.
 // Exact search through FindFirst with raised CPU/memory/GPU floors (no
-// node that could win is skipped). PolicyId {"epvm", "1"}.
-std::unique_ptr<PlacementPolicy> MakeEpvm();
+// node that could win is skipped). PolicyId {"epvm", "1", "base=nodes"}
+// ("base=<B>" with a base).
+std::unique_ptr<PlacementPolicy> MakeEpvm(std::optional<double> base = std::nullopt);
 
 // Borg-style hybrid: with f_r = free_r / capacity_r after placing, in
 // millionths, cost = f_primary + sum_r (f_r - min_r f_r), where primary is the

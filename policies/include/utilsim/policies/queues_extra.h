@@ -54,6 +54,9 @@ std::unique_ptr<Scheduler> MakeDrf(std::string label, std::unique_ptr<PlacementP
 // service and wait again. NextWakeup is the next time a running job crosses a
 // threshold, so demotions (and the preemptions they allow) happen on time.
 // No starvation guard (the paper's promotion after long waits) is applied.
+// The registry's `tiresias:thresholds=T1/T2/...` sets the thresholds
+// (default DefaultTiresiasThresholds()). PolicyId {"tiresias", "1",
+// "thresholds=3600/36000"}.
 inline std::vector<double> DefaultTiresiasThresholds() { return {3600.0, 36000.0}; }
 std::unique_ptr<Scheduler> MakeTiresias(std::string label,
                                         std::unique_ptr<PlacementPolicy> placement,
