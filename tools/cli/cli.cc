@@ -26,6 +26,7 @@
 #include "utilsim/io/formats.h"
 #include "utilsim/io/inputs.h"
 #include "utilsim/io/output_path.h"
+#include "utilsim/policies/params.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/results/csv_export.h"
 #include "utilsim/results/result_store.h"
@@ -303,6 +304,10 @@ int RunMain(int argc, char** argv) {
 
   CLI::App* pol = app.add_subcommand("policies", "List queue and placement policies and profiles");
   pol->add_option("--profiles", o.profiles, "Also list the profiles of this YAML file");
+  bool pol_verbose = false;
+  pol->add_flag("-v,--verbose", pol_verbose,
+                "Also list each policy's parameters (NAME:key=value,...): type, range, default "
+                "and meaning (docs/policies.md, \"Policy parameters\")");
 
   app.add_subcommand("formats", "List the trace and telemetry formats this version reads");
 
@@ -465,7 +470,12 @@ int RunMain(int argc, char** argv) {
       if (p.kind != kind) std::cout << "\n" << (kind = p.kind) << ":\n";
       std::cout << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ')
                 << "v" << p.version << "  " << p.description << "\n";
+      if (pol_verbose && !p.params.empty())
+        std::cout << DescribeParams(p.params, std::string(28, ' '));
     }
+    if (pol_verbose)
+      std::cout << "\nParameters: NAME:key=value,... on either side of QUEUE+PLACEMENT, e.g. "
+                   "tiresias:thresholds=3250/7200+epvm:base=2 (docs/policies.md)\n";
   } else if (app.got_subcommand("formats")) {
     std::cout << "Trace formats (--format; detected from the file when left out):\n";
     for (const auto& [name, desc] : TraceFormatList())

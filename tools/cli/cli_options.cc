@@ -266,13 +266,32 @@ void AddOutputOptions(CLI::App* cmd, CliOptions& o, const std::string& out_help,
         ->group(kOutputGroup);
 }
 
+namespace {
+
+// A piece of a comma-separated list that continues the policy before it:
+// "key=value" with no ':' or '+' before the '=' (a policy name never holds
+// '='), as in "tiresias:thresholds=3250/7200,foo=1".
+bool IsParamContinuation(const std::string& piece) {
+  const size_t eq = piece.find('=');
+  return eq != std::string::npos && piece.find_first_of(":+") > eq;
+}
+
+}  // namespace
+
 std::vector<std::string> SplitList(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& item : items) {
     std::stringstream ss(item);
     std::string part;
-    while (std::getline(ss, part, ','))
-      if (!part.empty()) out.push_back(part);
+    bool first = true;  // a continuation stays within one item
+    while (std::getline(ss, part, ',')) {
+      if (part.empty()) continue;
+      if (!first && out.back().find(':') != std::string::npos && IsParamContinuation(part))
+        out.back() += "," + part;
+      else
+        out.push_back(part);
+      first = false;
+    }
   }
   return out;
 }
@@ -287,7 +306,11 @@ Status CheckPolicyList(const std::vector<std::string>& names, const std::string&
     Status made = placements ? reg.MakePlacement(names[i]).status() : reg.Make(names[i]).status();
     if (made.ok()) continue;
     std::string hint;
-    if (placements) {
+    // A known name with a bad parameter: the registry's message names the
+    // key and range; no did-you-mean.
+    const bool unknown = made.message().rfind("unknown ", 0) == 0;
+    if (!unknown) {
+    } else if (placements) {
       std::vector<std::string> known;
       for (const auto& p : reg.List())
         if (p.kind != "queue") known.push_back(p.name);

@@ -260,6 +260,19 @@ Result<RunResult> PreparedRun::Simulate(const std::string& policy, EventObserver
   if (!r.ok()) return r.status();
   RunResult out = std::move(r).value();
   for (const auto& n : s.notes) out.meta.notes += n + "; ";
+  // Parameters given with the name: every parameter of each side, as used
+  // (RunMeta has them for every run; the database records them here, so a
+  // run with default parameters is recorded as before).
+  if (policy.find(':') != std::string::npos) {
+    std::string p;
+    auto side = [&p](const std::string& name, const std::string& params) {
+      if (params.empty()) return;
+      p += (p.empty() ? "" : ", ") + name + " " + params;
+    };
+    side(out.meta.queue_policy, out.meta.queue_policy_params);
+    side(out.meta.placement_policy, out.meta.placement_policy_params);
+    if (!p.empty()) out.meta.notes += "policy parameters: " + p + "; ";
+  }
   if (!s.co_note.empty()) out.meta.notes += "co-resource: " + s.co_note + "; ";
   if (!s.sharing_note.empty()) out.meta.notes += s.sharing_note + "; ";
   if (s.mig) {
