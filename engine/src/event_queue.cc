@@ -1,4 +1,4 @@
-#include "utilsim/engine/event_queue.h"
+#include "event_queue.h"
 
 #include <algorithm>
 

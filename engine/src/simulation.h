@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "accounting.h"
+#include "event_queue.h"
 #include "finish_heap.h"
 #include "run_state.h"
 #include "summary.h"

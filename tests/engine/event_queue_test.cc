@@ -1,4 +1,4 @@
-#include "utilsim/engine/event_queue.h"
+#include "../../engine/src/event_queue.h"
 
 #include <gtest/gtest.h>
 

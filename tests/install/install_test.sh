@@ -58,7 +58,7 @@ for n in engine policies workloads traces io results analysis; do
   fi
 done
 # Headers under src/ are private.
-for h in run_state.h accounting.h csv_input.h report_assets.h sqlite_util.h; do
+for h in run_state.h accounting.h event_queue.h finish_heap.h csv_input.h report_assets.h sqlite_util.h; do
   [[ -z $(find "$prefix" -name "$h") ]] || fail "private header installed: $h"
 done
 # The package names no file of the source or build tree.

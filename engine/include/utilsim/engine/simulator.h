@@ -8,7 +8,6 @@
 
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/engine.h"
-#include "utilsim/engine/event_queue.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/progress.h"
