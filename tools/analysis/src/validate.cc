@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <thread>
 
 #include "inspect_stats.h"
 #include "utilsim/engine/simulator.h"
@@ -151,6 +152,46 @@ std::string FormatFidelity(const std::vector<std::string>& labels,
     out += "\n";
   }
   return out;
+}
+
+Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& reg,
+                                        const std::string& policy, const std::vector<int>& sizes_in,
+                                        const RunSpec& spec) {
+  SizedValidation v;
+  for (const auto& j : in.workload.jobs) v.with_start += j.recorded_start.has_value();
+  if (v.with_start == 0)
+    return Status::Error(
+        StatusCode::kInvalidArgument,
+        "--trace: " + in.workload.source + ": no job has a recorded start to compare with");
+  std::vector<int> sizes = sizes_in;
+  if (!sizes.empty() && in.cluster.groups.size() != 1)
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "--nodes-list: the cluster has " +
+                             std::to_string(in.cluster.groups.size()) +
+                             " node groups; sizes can only be varied for a single group");
+  if (sizes.empty()) sizes.push_back(-1);  // the cluster as loaded
+  std::vector<ClusterSpec> clusters(sizes.size(), in.cluster);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 0) clusters[i].groups[0].count = sizes[i];
+  RunSpec one = spec;
+  one.threads = 1;
+  std::vector<Result<std::vector<RunResult>>> results(sizes.size(), Status::Error("not run"));
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    threads.emplace_back(
+        [&, i] { results[i] = RunPoliciesOn(in, clusters[i], reg, {policy}, one); });
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (!results[i].ok()) return results[i].status();
+    RunResult r = std::move(results[i]).value().front();
+    v.labels.push_back(std::to_string(clusters[i].total_nodes()) + " nodes");
+    r.meta.label = policy + " @ " + v.labels.back();
+    v.fidelity.push_back(CompareWaits(in.workload, r));
+    v.runs.push_back(std::move(r));
+  }
+  for (size_t i = 1; i < v.fidelity.size(); ++i)
+    if (v.fidelity[i].mae_s < v.fidelity[v.best].mae_s) v.best = i;
+  return v;
 }
 
 }  // namespace utilsim

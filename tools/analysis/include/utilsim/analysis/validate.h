@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "utilsim/analysis/runner.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/metrics.h"
 
@@ -35,5 +36,22 @@ double Pearson(const std::vector<double>& a, const std::vector<double>& b);
 // A fixed-width table of several fidelity results (one column per label).
 std::string FormatFidelity(const std::vector<std::string>& labels,
                            const std::vector<WaitFidelity>& f);
+
+// A replay at several cluster sizes (`utilsim validate`): `policy` on `in`
+// with its single node group resized to each of `sizes` (empty: the cluster
+// as loaded), every size at once on its own thread (spec.threads is
+// ignored; spec.progress gets one slot per size), each compared with the
+// recorded starts. Errors: no job has a recorded start, sizes for a cluster
+// of several node groups, a run error.
+struct SizedValidation {
+  int64_t with_start = 0;           // jobs with a recorded start
+  std::vector<std::string> labels;  // "N nodes", in the order of sizes
+  std::vector<WaitFidelity> fidelity;
+  std::vector<RunResult> runs;  // labelled "POLICY @ N nodes"
+  size_t best = 0;              // the size of lowest wait MAE
+};
+Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& reg,
+                                        const std::string& policy, const std::vector<int>& sizes,
+                                        const RunSpec& spec);
 
 }  // namespace utilsim
