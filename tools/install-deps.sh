@@ -21,12 +21,15 @@ BUILD_PKGS=(
 )
 # clang-format (make test checks the formatting), pkg-config (the install test), GoogleTest (unit tests), clang's libFuzzer (tests/fuzz), Chromium and a font
 # (the report's browser test), python3 and the sqlite3 shell (the docs test,
-# tests/docs), GNU time (tests/bench).
+# tests/docs), GNU time (tests/bench), pybind11 and the Python headers (the
+# Python module, tools/python; skipped without them) with numpy and pandas
+# (its DataFrames and tests, tests/python).
 TEST_PKGS=(
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
   chromium fonts-dejavu-core
   python3 sqlite3 time pkg-config clang-format
+  pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas
 )
 
 list=0
