@@ -414,6 +414,8 @@ int RunMain(int argc, char** argv) {
   AddOutputOptions(diag, o, "With --trace: also write the run's results database", /*csv=*/true);
   DiagnoseCliOptions diag_opt;
   AddDiagnoseOptions(diag, diag_opt);
+  DecideCliOptions decide_opt;  // utilsim decide (cmd_decide.cc)
+  CLI::App* decide = AddDecideCommand(&app, o, decide_opt);
 
   if (const std::string m = UnknownSubcommand(app, argc, argv); !m.empty())
     return Fail(m, kExitUsage);
@@ -453,6 +455,8 @@ int RunMain(int argc, char** argv) {
     usage = CheckPolicyList(plan_opt.policies, "--policies", reg);
   } else if (*diag && diag_opt.policy != "auto") {
     usage = CheckPolicyList({diag_opt.policy}, "--policy", reg);
+  } else if (*decide) {
+    usage = CheckPolicyList({decide_opt.policy}, "--policy", reg, /*placements=*/true);
   }
   if (!usage.ok()) return Fail(usage.message(), kExitUsage);
 
@@ -514,6 +518,8 @@ int RunMain(int argc, char** argv) {
     st = ReportFromDatabase(rep_db, rep_out, {}, OutputGuard{"-o", {}, true, ""});
     if (st.ok())
       (rep_out == "-" ? std::cerr : std::cout) << "Report written to " << rep_out << "\n";
+  } else if (*decide) {
+    st = DecideCommand(decide_opt, reg, std::cin, std::cout);
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

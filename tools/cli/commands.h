@@ -1,6 +1,7 @@
 // Command implementations behind the CLI (private to the tools module).
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,13 @@
 #include "utilsim/engine/status.h"
 #include "utilsim/io/inputs.h"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace utilsim::cli {
+
+struct CliOptions;  // cli_options.h
 
 // --progress and --max-memory, resolved.
 struct CommandGuards {
@@ -24,5 +31,18 @@ struct CommandGuards {
 Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
                        const std::vector<int>& nodes_list, const std::string& out,
                        const CommandGuards& guards);
+
+// `utilsim decide` (cmd_decide.cc): the JSON decision protocol
+// (utilsim/analysis/decide.h) on standard input and output. AddDecideCommand
+// registers the subcommand (its --profiles goes to o.profiles); `reg` holds
+// those profiles and the policy has been checked against it (RunMain).
+struct DecideCliOptions {
+  std::string cluster;
+  std::string policy = "best-fit";
+  uint64_t seed = 1;
+};
+CLI::App* AddDecideCommand(CLI::App* app, CliOptions& o, DecideCliOptions& d);
+Status DecideCommand(const DecideCliOptions& d, const PolicyRegistry& reg, std::istream& in,
+                     std::ostream& out);
 
 }  // namespace utilsim::cli
