@@ -3,11 +3,11 @@
 // sizes, and compares simulated with recorded waits.
 #include <algorithm>
 #include <iostream>
-#include <thread>
 
 #include "commands.h"
 #include "utilsim/analysis/runner.h"
 #include "utilsim/analysis/validate.h"
+#include "utilsim/engine/parallel.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/io/output_path.h"
 #include "utilsim/results/result_store.h"
@@ -44,7 +44,6 @@ Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::s
   PolicyRegistry reg = BuiltinPolicies();
   std::vector<Result<std::vector<RunResult>>> results(sizes.size(), Status::Error("not run"));
   std::vector<Inputs> variants(sizes.size());
-  std::vector<std::thread> threads;
   for (size_t i = 0; i < sizes.size(); ++i) {
     variants[i].workload = base.workload;  // copies: runs are independent
     variants[i].cluster = base.cluster;
@@ -56,9 +55,9 @@ Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::s
   one.threads = 1;
   auto bar = ProgressBar::ForStderr("validate", guards.progress);
   one.progress = bar ? bar->board() : nullptr;
-  for (size_t i = 0; i < sizes.size(); ++i)
-    threads.emplace_back([&, i] { results[i] = RunPolicies(variants[i], reg, {policy}, one); });
-  for (auto& t : threads) t.join();
+  // One thread per cluster size, each running its size single-threaded.
+  ParallelFor(sizes.size(), sizes.size(),
+              [&](size_t i) { results[i] = RunPolicies(variants[i], reg, {policy}, one); });
   bar.reset();
   std::vector<std::string> labels;
   std::vector<WaitFidelity> fid;

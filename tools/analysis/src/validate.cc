@@ -8,6 +8,7 @@
 
 #include "inspect_stats.h"
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -68,7 +69,7 @@ WaitFidelity CompareWaits(const Workload& w, const RunResult& r) {
     rec.push_back(rw);
     sim.push_back(sw);
     err.push_back(std::fabs(sw - rw));
-    const int64_t day = j.submit.us / (int64_t{86400} * 1000000);
+    const int64_t day = j.submit.us / (86400 * kMicrosPerSecond);
     day_sum[day].first += rw;
     day_sum[day].second += sw;
     ++day_n[day];
