@@ -4,13 +4,15 @@
 #include <bit>
 #include <cstdio>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 namespace {
 
 // Bytes as GiB, at most two decimals ("30", "12.5").
 std::string Gib(int64_t bytes) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / (1LL << 30));
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / kBytesPerGiB);
   std::string s = buf;
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
@@ -76,7 +78,7 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
     s.total_mem_ += n.mem_bytes;
     s.buckets_[(n.model + 1) * (s.max_gpus_ + 1) + n.gpus].insert(i);
   }
-  s.gpu_free_.assign(off, 1000);
+  s.gpu_free_.assign(off, kMilliPerUnit);
   s.gpu_mem_free_.assign(off, 0);
   for (NodeIndex i = 0; i < nn; ++i)
     std::fill_n(s.gpu_mem_free_.begin() + s.gpu_offset_[i], s.nodes_[i].gpus,
@@ -155,7 +157,7 @@ uint64_t ClusterState::PickGpus(NodeIndex n, const TaskDemand& d) const {
   uint64_t mask = 0;
   int need = d.gpus;
   for (int i = 0; i < count && need > 0; ++i)
-    if (g[i] == 1000) {
+    if (g[i] == kMilliPerUnit) {
       mask |= uint64_t{1} << i;
       --need;
     }
@@ -165,10 +167,10 @@ uint64_t ClusterState::PickGpus(NodeIndex n, const TaskDemand& d) const {
 uint64_t ClusterState::PickGpusByDomain(const int32_t* g, int count, int dom, int need) {
   const int domains = count / dom;
   std::vector<int> free(static_cast<size_t>(domains), 0);
-  for (int i = 0; i < count; ++i) free[static_cast<size_t>(i / dom)] += g[i] == 1000;
+  for (int i = 0; i < count; ++i) free[static_cast<size_t>(i / dom)] += g[i] == kMilliPerUnit;
   auto take = [&](int domain, int k, uint64_t* mask) {
     for (int i = domain * dom; i < (domain + 1) * dom && k > 0; ++i)
-      if (g[i] == 1000 && !(*mask >> i & 1)) *mask |= uint64_t{1} << i, --k;
+      if (g[i] == kMilliPerUnit && !(*mask >> i & 1)) *mask |= uint64_t{1} << i, --k;
     return k;
   };
   uint64_t mask = 0;
@@ -185,7 +187,7 @@ uint64_t ClusterState::PickGpusByDomain(const int32_t* g, int count, int dom, in
       if (free[k] == dom) need = need - dom + take(k, dom, &mask);
   }
   for (int i = 0; i < count && need > 0; ++i)
-    if (g[i] == 1000 && !(mask >> i & 1)) mask |= uint64_t{1} << i, --need;
+    if (g[i] == kMilliPerUnit && !(mask >> i & 1)) mask |= uint64_t{1} << i, --need;
   return need == 0 ? mask : 0;
 }
 
@@ -252,7 +254,7 @@ void ClusterState::Release(const TaskPlacement& t, const TaskDemand& d) {
 void ClusterState::UpdateNode(NodeIndex n, int32_t old_whole) {
   const int32_t* g = &gpu_free_[gpu_offset_[n]];
   int32_t whole = 0;
-  for (int i = 0; i < nodes_[n].gpus; ++i) whole += g[i] == 1000;
+  for (int i = 0; i < nodes_[n].gpus; ++i) whole += g[i] == kMilliPerUnit;
   free_whole_[n] = whole;
   whole_free_total_ += whole - old_whole;
   if (whole != old_whole) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mig_sizing.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -103,9 +104,10 @@ Result<ClusterSpec> ExpandMig(const ClusterSpec& spec) {
       s.mig.clear();
       out.groups.push_back(std::move(s));
       if (out.FindModel(out.groups.back().gpu_model) < 0) {
-        const int64_t mem = phys.memory_bytes > 0
-                                ? phys.memory_bytes / mig::kMemorySlices * prof.memory_slices
-                                : static_cast<int64_t>(prof.memory_gb * double(int64_t{1} << 30));
+        const int64_t mem =
+            phys.memory_bytes > 0
+                ? phys.memory_bytes / mig::kMemorySlices * prof.memory_slices
+                : static_cast<int64_t>(prof.memory_gb * static_cast<double>(kBytesPerGiB));
         out.models.push_back(GpuModelSpec{out.groups.back().gpu_model, mem, phys.speed});
       }
     }
@@ -218,7 +220,7 @@ Result<RightSizeStats> RightSizeMig(const ClusterSpec& expanded, const RightSize
       if (allowed(m)) models.push_back(m);
     if (models.empty()) continue;  // allowed nothing here before either
     job.gpu_models = std::move(models);
-    if (fractional) job.task.gpu_milli = 1000;
+    if (fractional) job.task.gpu_milli = kMilliPerUnit;
   }
   return st;
 }

@@ -7,6 +7,7 @@
 
 #include "mig_sizing.h"
 #include "utilsim/engine/mig_cluster.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 namespace {
@@ -89,7 +90,7 @@ Result<RightSizeStats> RightSizeMigDynamic(const ClusterSpec& spec, const RightS
     ++st.by_profile[std::string(prof.name)];
     job.task.mig_profile = chosen;
     if (prof.compute_slices == mig::kComputeSlices) {
-      job.task.gpu_milli = 1000;
+      job.task.gpu_milli = kMilliPerUnit;
     } else {
       job.task.gpu_milli = 125 * prof.memory_slices;
       // The instance holds its memory slices (MIG isolates memory): exactly

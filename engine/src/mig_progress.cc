@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "utilsim/engine/mig_cluster.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -52,8 +53,9 @@ double MigProgress::InstanceSpeed(const Job& job, const Placement& p,
 double MigProgress::BusyFraction(const Job& job, const Workload& w, Micros done, double rate,
                                  double speed) const {
   const double f = inner_->BusyFraction(job, w, done, rate, speed);
-  if (job.task.mig_profile < 0 || job.task.gpu_milli >= 1000 || job.task.gpu_milli <= 0) return f;
-  return std::clamp(f * 1000.0 / job.task.gpu_milli, 0.0, 1.0);
+  if (job.task.mig_profile < 0 || job.task.gpu_milli >= kMilliPerUnit || job.task.gpu_milli <= 0)
+    return f;
+  return std::clamp(f * kMilliPerUnit / job.task.gpu_milli, 0.0, 1.0);
 }
 
 double MigProgress::Rate(const Job& job, const Placement& p, const ClusterState& cluster) const {

@@ -9,6 +9,7 @@
 
 #include "utilsim/engine/mig.h"
 #include "utilsim/engine/mig_cluster.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim::mig_sizing {
 
@@ -54,7 +55,9 @@ inline Need Classify(const Job& job, const RightSizeParams& params, RightSizeSta
     ++st->mem_unknown;
   }
   n.demand = mig::MigDemandFromUtil(job.util, params.speed);
-  n.slices = std::clamp(static_cast<int>((int64_t{job.task.gpu_milli} * 7 + 999) / 1000), 1, 7);
+  n.slices = std::clamp(
+      static_cast<int>((int64_t{job.task.gpu_milli} * 7 + kMilliPerUnit - 1) / kMilliPerUnit), 1,
+      7);
   return n;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 
 double RecordedBusy(const Job& job, const Workload& w, Micros done) {
@@ -14,8 +16,9 @@ double RecordedBusy(const Job& job, const Workload& w, Micros done) {
 }
 
 double RecordedBusyIntegral(const Job& job, const Workload& w, Micros done) {
-  if (job.series < 0) return static_cast<double>(job.util) * static_cast<double>(done.us) / 1e6;
-  return SeriesMean(w.series[job.series], done) * static_cast<double>(done.us) / 1e6;
+  if (job.series < 0)
+    return static_cast<double>(job.util) * static_cast<double>(done.us) / kMicrosPerSecond;
+  return SeriesMean(w.series[job.series], done) * static_cast<double>(done.us) / kMicrosPerSecond;
 }
 
 double PlacementSpeed(const Job& job, const Placement& p, const ClusterState& cluster) {

@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <utility>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 
 double SoloGpuUtil(const Job& job) {
   if (job.task.gpus == 0) return 0;
   const double u = std::clamp(static_cast<double>(job.util), 0.0, 1.0);
-  return u * std::clamp(job.task.gpu_milli, 0, 1000) / 1000.0;
+  return u * std::clamp(job.task.gpu_milli, 0, kMilliPerUnit) / kMilliPerUnit;
 }
 
 CoRunner CoRunnerOf(const Job& job, const SharingConfig& /*sharing*/) {

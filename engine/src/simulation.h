@@ -19,6 +19,7 @@
 #include "utilsim/engine/engine.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stranding.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim::internal {
 
@@ -66,7 +67,8 @@ class Simulation final : public Engine, public PassContext, public RunView {
   const Placement& placement_of(JobIndex j) const override { return runs_[j].placement; }
   double work_done_s(JobIndex j) const override {
     const JobRun& r = runs_[j];
-    return (r.done + (r.running ? static_cast<double>((now_ - r.last).us) * r.rate : 0)) / 1e6;
+    return (r.done + (r.running ? static_cast<double>((now_ - r.last).us) * r.rate : 0)) /
+           kMicrosPerSecond;
   }
   Status Preempt(JobIndex j) override;
 

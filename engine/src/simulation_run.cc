@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "simulation.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -290,7 +291,7 @@ JobRecord Simulation::RecordOf(JobIndex j) {
   rec.recorded_runtime = job.runtime;
   rec.tasks = job.tasks;
   rec.gpu_milli = job.task.total_gpu_milli() * job.tasks;
-  const double gpus = static_cast<double>(rec.gpu_milli) / 1000.0;
+  const double gpus = static_cast<double>(rec.gpu_milli) / kMilliPerUnit;
   if (r.rejected) {
     rec.outcome = JobOutcome::kRejected;
     rec.reason = std::move(r.reason);
@@ -306,15 +307,15 @@ JobRecord Simulation::RecordOf(JobIndex j) {
     if (r.running) Account(j);
   }
   rec.preemptions = r.preemptions;
-  rec.queued_s =
-      static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) / 1e6;
+  rec.queued_s = static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) /
+                 kMicrosPerSecond;
   if (r.first_start.us >= 0) {
     rec.start = r.first_start;
     rec.placement = FormatPlacement(r.placement, cluster_);
     rec.finish = r.finished ? r.end : Micros(-1);
     const JobMeter meter = MeterOf(j);
-    rec.alloc_gpu_s = gpus * meter.held_us / 1e6;
-    rec.useful_gpu_s = meter.busy_gpu_us / 1e6;
+    rec.alloc_gpu_s = gpus * meter.held_us / kMicrosPerSecond;
+    rec.useful_gpu_s = meter.busy_gpu_us / kMicrosPerSecond;
     if (rec.useful_gpu_s > rec.alloc_gpu_s * (1 + 1e-9) + 1e-6)
       Violate("useful <= allocated (per job)", j,
               std::to_string(rec.useful_gpu_s) + " busy GPU-s > " +

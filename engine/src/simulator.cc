@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "simulation.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -40,8 +41,8 @@ std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
     if (d.cpu_milli > 0) k = std::min(k, info.cpu_milli / d.cpu_milli);
     if (d.mem_bytes > 0) k = std::min(k, info.mem_bytes / d.mem_bytes);
     if (d.gpus > 0)
-      k = std::min<int64_t>(k,
-                            d.fractional() ? info.gpus * (1000 / d.gpu_milli) : info.gpus / d.gpus);
+      k = std::min<int64_t>(
+          k, d.fractional() ? info.gpus * (kMilliPerUnit / d.gpu_milli) : info.gpus / d.gpus);
     capacity += std::min<int64_t>(k, job.tasks) * shape.count;
   }
   if (capacity == 0) {
@@ -288,7 +289,7 @@ void Simulation::DoFinish(JobIndex j) {
 void Simulation::DoSample() {
   Sample s;
   s.time = now_;
-  s.gpus_allocated = static_cast<double>(cluster_.allocated_gpu_milli()) / 1000.0;
+  s.gpus_allocated = static_cast<double>(cluster_.allocated_gpu_milli()) / kMilliPerUnit;
   int64_t busy_micro = busy_micro_const_;
   std::array<int64_t, kCauses> idle_micro = idle_micro_const_;
   for (JobIndex j : running_series_) {
@@ -388,7 +389,7 @@ void Simulation::Violate(const std::string& name, JobIndex j, const std::string&
 
 void Simulation::AdvanceMeters(Micros t) {
   const Levels v = LevelsNow();
-  const int64_t cap_milli = cluster_.total_gpus() * 1000;
+  const int64_t cap_milli = cluster_.total_gpus() * kMilliPerUnit;
   if (v.gpu_milli < 0 || v.gpu_milli > cap_milli || v.cpu_milli < 0 ||
       v.cpu_milli > cluster_.total_cpu() || v.mem_bytes < 0 || v.mem_bytes > cluster_.total_mem())
     Violate("allocated <= capacity", kNoJob,
@@ -441,9 +442,9 @@ WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
     const JobMeter* b = MeterAt(to, &ct, j, total, zero);
     const JobMeter in = *b - *a;
     const Job& job = w_.jobs[j];
-    const double gpus = static_cast<double>(job.task.total_gpu_milli() * job.tasks) / 1000.0;
-    const double alloc = gpus * in.held_us / 1e6;
-    const double useful = std::min(alloc, in.busy_gpu_us / 1e6);
+    const double gpus = static_cast<double>(job.task.total_gpu_milli() * job.tasks) / kMilliPerUnit;
+    const double alloc = gpus * in.held_us / kMicrosPerSecond;
+    const double useful = std::min(alloc, in.busy_gpu_us / kMicrosPerSecond);
     t.alloc_gpu_s += alloc;
     t.useful_gpu_s += useful;
     std::array<double, kCauses> idle{};
@@ -451,19 +452,20 @@ WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
     for (size_t c = 0; c < kCauses; ++c) t.idle_gpu_s[c] += idle[c];
   }
   const LevelIntegral c = meter_->TotalAt(we) - meter_->TotalAt(ws);
-  const double cluster_alloc = static_cast<double>(c.gpu_milli_us) / 1e9;
+  const double cluster_alloc =
+      static_cast<double>(c.gpu_milli_us) / (kMilliPerUnit * kMicrosPerSecond);
   if (std::abs(cluster_alloc - t.alloc_gpu_s) > 1e-9 * std::max(1.0, cluster_alloc) + 1e-6)
     Violate("job allocations = integral of the cluster's allocation", kNoJob,
             "jobs hold " + std::to_string(t.alloc_gpu_s) +
                 " GPU-s in the window, the cluster's allocated share integrates to " +
                 std::to_string(cluster_alloc) + " GPU-s");
-  t.stranded_gpu_s = static_cast<double>(c.stranded_us) / 1e6;
+  t.stranded_gpu_s = static_cast<double>(c.stranded_us) / kMicrosPerSecond;
   if (cluster_.total_cpu() > 0)
-    t.cpu_alloc_frac_s =
-        static_cast<double>(c.cpu_milli_us) / 1e6 / static_cast<double>(cluster_.total_cpu());
+    t.cpu_alloc_frac_s = static_cast<double>(c.cpu_milli_us) / kMicrosPerSecond /
+                         static_cast<double>(cluster_.total_cpu());
   if (cluster_.total_mem() > 0)
-    t.mem_alloc_frac_s =
-        static_cast<double>(c.mem_bytes_us) / 1e6 / static_cast<double>(cluster_.total_mem());
+    t.mem_alloc_frac_s = static_cast<double>(c.mem_bytes_us) / kMicrosPerSecond /
+                         static_cast<double>(cluster_.total_mem());
   return t;
 }
 

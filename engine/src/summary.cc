@@ -6,6 +6,7 @@
 
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -185,8 +186,8 @@ void AddSampleFigures(const std::vector<Sample>& samples, Summary* s) {
 namespace internal {
 
 bool FragPct(const Sample& x, int64_t capacity_gpus, double* pct) {
-  const double free_milli =
-      static_cast<double>(capacity_gpus) * 1000.0 - std::round(x.gpus_allocated * 1000.0);
+  const double free_milli = static_cast<double>(capacity_gpus) * kMilliPerUnit -
+                            std::round(x.gpus_allocated * kMilliPerUnit);
   if (std::isnan(x.frag_gpu_milli) || !(free_milli > 0)) return false;
   *pct = 100.0 * x.frag_gpu_milli / free_milli;
   return true;

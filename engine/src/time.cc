@@ -2,11 +2,13 @@
 
 #include <cmath>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 
 std::optional<Micros> FromSeconds(double s) {
   if (!std::isfinite(s) || std::fabs(s) > kMaxSeconds) return std::nullopt;
-  return Micros(std::llround(s * 1e6));
+  return Micros(std::llround(s * kMicrosPerSecond));
 }
 
 }  // namespace utilsim

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 
 Micros BackfillEstimate(const Job& j) {
@@ -311,7 +313,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     reservations_.clear();
     failed_.clear();
     capacity_.v[0] = c.total_gpus();
-    capacity_.v[1] = c.total_gpus() * 1000;
+    capacity_.v[1] = c.total_gpus() * kMilliPerUnit;
     capacity_.v[2] = c.total_cpu();
     capacity_.v[3] = c.total_mem();
     times_.assign(1, now);
@@ -517,7 +519,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     for (uint64_t m = tp.gpu_mask; m; m &= m - 1) {
       const int g = std::countr_zero(m);
       const int32_t take = std::min(d.gpu_milli, c.gpu_free_milli(n, g));
-      if (take == 1000) {
+      if (take == kMilliPerUnit) {
         whole |= uint64_t{1} << g;
       } else if (take > 0) {
         TaskDemand part;

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "utilsim/engine/stall_model.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -81,7 +82,7 @@ TaskDemand Proportional(const Job& job, const RefNode& ref) {
   TaskDemand d = job.task;
   if (job.task.gpus <= 0 || ref.gpus <= 0) return d;
   const int64_t share = job.task.total_gpu_milli();  // milli-GPU of the task
-  const int64_t node = int64_t{ref.gpus} * 1000;
+  const int64_t node = int64_t{ref.gpus} * kMilliPerUnit;
   // floor(v x share / node) without overflow (share, node <= 64,000).
   auto part = [&](int64_t v) { return v / node * share + v % node * share / node; };
   d.cpu_milli = part(ref.cpu);

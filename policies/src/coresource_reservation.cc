@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/coresource.h"
 
 namespace utilsim {
@@ -24,7 +25,7 @@ bool ParseAmount(const std::string& text, double* out) {
 
 std::string Gib(int64_t bytes) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g GiB", static_cast<double>(bytes) / (1LL << 30));
+  std::snprintf(buf, sizeof buf, "%.6g GiB", static_cast<double>(bytes) / kBytesPerGiB);
   return buf;
 }
 
@@ -40,8 +41,8 @@ Result<GpuReservation> ParseGpuReservation(const std::string& text) {
     return Status::Error(what);
   if (cores > 1e6 || gib > 1e6) return Status::Error(what);  // keeps x 64 GPUs in range
   GpuReservation r;
-  r.cpu_milli_per_gpu = std::llround(cores * 1000);
-  r.mem_bytes_per_gpu = std::llround(gib * static_cast<double>(1LL << 30));
+  r.cpu_milli_per_gpu = std::llround(cores * kMilliPerUnit);
+  r.mem_bytes_per_gpu = std::llround(gib * static_cast<double>(kBytesPerGiB));
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/queues_extra.h"
 
@@ -116,9 +117,11 @@ class DrfScheduler final : public Scheduler {
     return inner_ ? inner_->placement_policy() : placement_->id();
   }
   Status Init(const ClusterState& cluster, const Workload& w) override {
-    inner_ = std::make_unique<ComposedScheduler>(
-        label_, MakeDrfQueue(cluster.total_gpus() * 1000, cluster.total_cpu(), cluster.total_mem()),
-        std::move(placement_));
+    inner_ =
+        std::make_unique<ComposedScheduler>(label_,
+                                            MakeDrfQueue(cluster.total_gpus() * kMilliPerUnit,
+                                                         cluster.total_cpu(), cluster.total_mem()),
+                                            std::move(placement_));
     return inner_->Init(cluster, w);
   }
   void OnArrival(JobIndex j, Micros now) override { inner_->OnArrival(j, now); }

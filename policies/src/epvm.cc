@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/packing.h"
 #include "utilsim/policies/params.h"
 
@@ -69,7 +70,7 @@ class Epvm final : public PlacementPolicy {
     return {kSteps / static_cast<double>(cap), std::expm1(log_base_ * delta) * 1e6};
   }
   Terms MakeTerms(const TaskDemand& d, const packing_internal::NodeShape& s) const {
-    return {s, MakeTerm(d.gpus > 0 ? d.total_gpu_milli() : 0, int64_t{1000} * s.gpus),
+    return {s, MakeTerm(d.gpus > 0 ? d.total_gpu_milli() : 0, int64_t{kMilliPerUnit} * s.gpus),
             MakeTerm(d.cpu_milli, s.cpu), MakeTerm(d.mem_bytes, s.mem)};
   }
   static int64_t Step(int64_t used, const Term& t) {
@@ -107,8 +108,9 @@ class Epvm final : public PlacementPolicy {
     int64_t cost = Marginal(info.cpu_milli - c.free_cpu(n), t.cpu) +
                    Marginal(info.mem_bytes - c.free_mem(n), t.mem);
     if (info.gpus > 0) {
-      const int64_t free = no_partial ? int64_t{1000} * c.free_whole_gpus(n) : FreeGpuMilli(c, n);
-      cost += Marginal(int64_t{1000} * info.gpus - free, t.gpu);
+      const int64_t free =
+          no_partial ? int64_t{kMilliPerUnit} * c.free_whole_gpus(n) : FreeGpuMilli(c, n);
+      cost += Marginal(int64_t{kMilliPerUnit} * info.gpus - free, t.gpu);
     }
     return cost;
   }
@@ -123,14 +125,16 @@ class Epvm final : public PlacementPolicy {
       const int g = t.shape.gpus;
       if (d.gpus > g) continue;            // this shape never hosts the task
       const int avail = std::min(top, g);  // most whole-free GPUs it can have
-      const int64_t gpu = g > 0 ? Marginal(whole_floor ? 1000 * (g - avail) : 0, t.gpu) : 0;
+      const int64_t gpu =
+          g > 0 ? Marginal(whole_floor ? kMilliPerUnit * (g - avail) : 0, t.gpu) : 0;
       const int64_t cpu0 = TermAt(0, t.cpu), mem0 = TermAt(0, t.mem);
       if (gpu + cpu0 + mem0 > target) continue;
       min_cpu = std::min(min_cpu, MinFree(target - gpu - mem0, t.shape.cpu, t.cpu));
       min_mem = std::min(min_mem, MinFree(target - gpu - cpu0, t.shape.mem, t.mem));
       if (whole_floor) {  // fewest whole-free GPUs whose GPU term still fits
         int k = avail;
-        while (k > d.gpus && Marginal(1000 * (g - k + 1), t.gpu) + cpu0 + mem0 <= target) --k;
+        while (k > d.gpus && Marginal(kMilliPerUnit * (g - k + 1), t.gpu) + cpu0 + mem0 <= target)
+          --k;
         min_whole = std::min(min_whole, k);
       }
     }
@@ -143,7 +147,7 @@ class Epvm final : public PlacementPolicy {
 
   int64_t Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) {
     const bool no_partial =
-        c.allocated_gpu_milli() == 1000 * (c.total_gpus() - c.whole_free_gpus_total());
+        c.allocated_gpu_milli() == kMilliPerUnit * (c.total_gpus() - c.whole_free_gpus_total());
     // Without partly used GPUs a node's GPU use is set by its whole-free
     // count, so whole-GPU tasks also get a floor on whole-free GPUs.
     const bool whole_floor = no_partial && d.gpus > 0 && !d.fractional();

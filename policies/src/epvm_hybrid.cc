@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
@@ -30,7 +31,7 @@ struct Inverse {
     gpus = info.gpus;
     cpu = scale / static_cast<double>(cpu_cap);
     mem = scale / static_cast<double>(mem_cap);
-    gpu = gpus > 0 ? scale / (1000.0 * gpus) : 0;
+    gpu = gpus > 0 ? scale / (kMilliPerUnit * gpus) : 0;
   }
 };
 
@@ -60,7 +61,8 @@ class StrandingHybrid final : public PlacementPolicy {
       const int64_t lo = std::min(f_cpu, f_mem);
       return f_cpu + (f_cpu - lo) + (f_mem - lo);
     }
-    const int64_t free_gpu = no_partial ? int64_t{1000} * c.free_whole_gpus(n) : FreeGpuMilli(c, n);
+    const int64_t free_gpu =
+        no_partial ? int64_t{kMilliPerUnit} * c.free_whole_gpus(n) : FreeGpuMilli(c, n);
     const int64_t f_gpu = Frac(free_gpu - d.total_gpu_milli(), inv_.gpu);
     const int64_t lo = std::min({f_gpu, f_cpu, f_mem});
     const int64_t primary = d.gpus > 0 ? f_gpu : f_cpu;
@@ -77,15 +79,15 @@ class StrandingHybrid final : public PlacementPolicy {
   int64_t Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) {
     inv_.scale = 1e6;
     const bool no_partial =
-        c.allocated_gpu_milli() == 1000 * (c.total_gpus() - c.whole_free_gpus_total());
+        c.allocated_gpu_milli() == kMilliPerUnit * (c.total_gpus() - c.whole_free_gpus_total());
     const bool bounded = no_partial && d.gpus > 0 && c.max_gpus_per_node() > 0;
-    const double inv_most = bounded ? inv_.scale / (1000.0 * c.max_gpus_per_node()) : 0;
+    const double inv_most = bounded ? inv_.scale / (kMilliPerUnit * c.max_gpus_per_node()) : 0;
     int64_t best = -1, best_cost = INT64_MAX;
     int stop_model = INT32_MIN;  // buckets of this model past the bound are skipped
     packing_internal::ForEachCandidateBucket(
         c, d, mask, /*descending=*/false, [&](int m, int k, const NodeSet& nodes) {
           if (m == stop_model) return true;
-          const int64_t left = int64_t{1000} * k - d.total_gpu_milli();
+          const int64_t left = int64_t{kMilliPerUnit} * k - d.total_gpu_milli();
           if (bounded && best >= 0 && left >= 0 && Frac(left, inv_most) > best_cost) {
             stop_model = m;
             return true;

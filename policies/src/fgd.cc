@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 
 int64_t TaskClassDist::total_weight() const {
@@ -215,8 +217,8 @@ struct FragmentationMeter::Impl {
     int whole = 0;
     bool whole_only = true;
     for (int32_t v : gpu_free) {
-      whole += v == 1000;
-      whole_only = whole_only && (v == 0 || v == 1000);
+      whole += v == kMilliPerUnit;
+      whole_only = whole_only && (v == 0 || v == kMilliPerUnit);
     }
     if (whole_only) return ScaledWhole(shape, whole, cpu, mem);
     int32_t sorted[64];

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
@@ -33,7 +34,7 @@ class GpuPacking final : public PlacementPolicy {
         const int32_t f = c.gpu_free_milli(n, g);
         if (f < tightest && c.GpuFits(n, g, d)) tightest = f;
       }
-      if (tightest < 1000) return tightest;  // tier 1: an already shared GPU
+      if (tightest < kMilliPerUnit) return tightest;  // tier 1: an already shared GPU
       return idle ? 2 * kTier + info.gpus : kTier + 1;
     }
     return idle ? 2 * kTier + info.gpus : kTier + d.gpus;

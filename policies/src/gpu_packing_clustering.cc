@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
@@ -116,7 +117,7 @@ class GpuClustering final : public PlacementPolicy {
     *share = false;
     for (int g = 0; g < c.node(n).gpus; ++g) {
       const int32_t f = c.gpu_free_milli(n, g);
-      if ((f > 0 && f < 1000) || (f == 0 && !(covered >> g & 1))) *share = true;
+      if ((f > 0 && f < kMilliPerUnit) || (f == 0 && !(covered >> g & 1))) *share = true;
     }
     e = {c.tasks_on(n), c.free_whole_gpus(n), c.free_cpu(n), c.free_mem(n), version_[n], kinds,
          *share};
@@ -126,7 +127,7 @@ class GpuClustering final : public PlacementPolicy {
   int64_t Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) {
     if (d.gpus == 0) return c.FindFirst(0, d, mask);  // CPU-only: no kind
     const bool no_partial =
-        c.allocated_gpu_milli() == 1000 * (c.total_gpus() - c.whole_free_gpus_total());
+        c.allocated_gpu_milli() == kMilliPerUnit * (c.total_gpus() - c.whole_free_gpus_total());
     const bool task_share = d.fractional();
     const uint64_t task_bit = task_share ? 0 : KindBit(d.gpus);
     int64_t best = -1, best_cost = INT64_MAX;
@@ -138,7 +139,7 @@ class GpuClustering final : public PlacementPolicy {
           const int count = std::popcount(kinds) + (share ? 1 : 0);
           const bool same = task_share ? share : (kinds & task_bit) != 0;
           const int tier = same ? (count == 1 ? 0 : 1) : (count == 0 ? 2 : 3);
-          int64_t free = int64_t{1000} * c.free_whole_gpus(n);
+          int64_t free = int64_t{kMilliPerUnit} * c.free_whole_gpus(n);
           if (!no_partial) {
             free = 0;
             for (int g = 0; g < c.node(n).gpus; ++g) free += c.gpu_free_milli(n, g);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
@@ -44,7 +45,7 @@ class Tetris final : public PlacementPolicy {
     Shares a{s, 0, static_cast<double>(d.cpu_milli) / static_cast<double>(s.cpu),
              static_cast<double>(d.mem_bytes) / static_cast<double>(s.mem)};
     if (s.gpus > 0 && d.gpus > 0)
-      a.gpu = static_cast<double>(d.total_gpu_milli()) / (1000.0 * s.gpus);
+      a.gpu = static_cast<double>(d.total_gpu_milli()) / (kMilliPerUnit * s.gpus);
     return a;
   }
 
@@ -55,12 +56,12 @@ class Tetris final : public PlacementPolicy {
     double x = a.cpu * (static_cast<double>(c.free_cpu(n)) / static_cast<double>(info.cpu_milli)) +
                a.mem * (static_cast<double>(c.free_mem(n)) / static_cast<double>(info.mem_bytes));
     if (a.gpu > 0) {
-      int64_t free = int64_t{1000} * c.free_whole_gpus(n);
+      int64_t free = int64_t{kMilliPerUnit} * c.free_whole_gpus(n);
       if (!no_partial) {
         free = 0;
         for (int g = 0; g < info.gpus; ++g) free += c.gpu_free_milli(n, g);
       }
-      x += a.gpu * (static_cast<double>(free) / (1000.0 * info.gpus));
+      x += a.gpu * (static_cast<double>(free) / (kMilliPerUnit * info.gpus));
     }
     return static_cast<int64_t>(x * 1e12 + 0.5);
   }
@@ -87,13 +88,14 @@ class Tetris final : public PlacementPolicy {
     int64_t ub = INT64_MIN;
     for (const Shares& a : shares_) {
       if (a.shape.gpus < k) continue;  // a node of bucket k has >= k GPUs
-      ub = std::max(ub, ScoreAt(a, a.shape.cpu, a.shape.mem, GpuTerm(a, int64_t{1000} * k)));
+      ub = std::max(ub,
+                    ScoreAt(a, a.shape.cpu, a.shape.mem, GpuTerm(a, int64_t{kMilliPerUnit} * k)));
     }
     return ub == INT64_MIN ? INT64_MAX : ub;
   }
   // The GPU term of Alignment for `free` milli-GPU (0 without one).
   static double GpuTerm(const Shares& a, int64_t free) {
-    return a.gpu > 0 ? a.gpu * (static_cast<double>(free) / (1000.0 * a.shape.gpus)) : 0.0;
+    return a.gpu > 0 ? a.gpu * (static_cast<double>(free) / (kMilliPerUnit * a.shape.gpus)) : 0.0;
   }
   // Alignment's arithmetic, operation for operation (equal to Alignment).
   static int64_t ScoreAt(const Shares& a, int64_t free_cpu, int64_t free_mem, double gpu_term) {
@@ -134,7 +136,7 @@ class Tetris final : public PlacementPolicy {
     // No GPU partly used anywhere: a node's free GPU share is its whole-free
     // count (exact GPU terms per bucket, no per-GPU sums).
     const bool no_partial =
-        c.allocated_gpu_milli() == 1000 * (c.total_gpus() - c.whole_free_gpus_total());
+        c.allocated_gpu_milli() == kMilliPerUnit * (c.total_gpus() - c.whole_free_gpus_total());
     shares_.clear();
     for (const NodeShape& s : shapes_) shares_.push_back(SharesFor(d, s));
     memo_ = nullptr;
@@ -160,7 +162,7 @@ class Tetris final : public PlacementPolicy {
             const Shares& a = shares_[0];
             const double rc = a.cpu / static_cast<double>(a.shape.cpu);
             const double rm = a.mem / static_cast<double>(a.shape.mem);
-            const double gpu = GpuTerm(a, int64_t{1000} * k);
+            const double gpu = GpuTerm(a, int64_t{kMilliPerUnit} * k);
             const double g = a.gpu > 0 ? gpu : 0.0;
             NodeIndex stop = stop_at();
             auto score = [&](NodeIndex n) {  // n passes CandidateFits
@@ -194,7 +196,7 @@ class Tetris final : public PlacementPolicy {
             }
             // Here free GPU share = 1000 x k (node in bucket k).
             const int64_t fc = c.free_cpu(n), fm = c.free_mem(n);
-            const double gpu = GpuTerm(a, int64_t{1000} * k);
+            const double gpu = GpuTerm(a, int64_t{kMilliPerUnit} * k);
             const double approx = static_cast<double>(fc) * memo_cpu_ +
                                   static_cast<double>(fm) * memo_mem_ + (a.gpu > 0 ? gpu : 0.0);
             if (approx < threshold) continue;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/params.h"
 #include "utilsim/policies/queues_extra.h"
 
@@ -95,7 +96,7 @@ class Tiresias final : public Scheduler {
       const size_t level = Level(r);
       if (g <= 0 || level >= thresholds_.size()) continue;
       const double need_s = (thresholds_[level] - attained_[r]) / g;
-      Micros t = since_[r] + Micros(static_cast<int64_t>(std::ceil(need_s * 1e6)));
+      Micros t = since_[r] + Micros(static_cast<int64_t>(std::ceil(need_s * kMicrosPerSecond)));
       if (t <= now) t = now + Micros(1);
       best = std::min(best, t);
     }
@@ -105,7 +106,7 @@ class Tiresias final : public Scheduler {
  private:
   double Gpus(JobIndex j) const {
     const Job& job = w_->jobs[j];
-    return job.tasks * static_cast<double>(job.task.total_gpu_milli()) / 1000.0;
+    return job.tasks * static_cast<double>(job.task.total_gpu_milli()) / kMilliPerUnit;
   }
   // Queue index from attained service; a tolerance absorbs rounding at the
   // exact crossing time NextWakeup asked for.

@@ -279,7 +279,7 @@ TEST(SafeOutput, CommitChecksTheTargetAgain) {
   ASSERT_EQ(::write(tmp.fd(), "new", 3), 3);
   EXPECT_EQ(Entries(dir), std::vector<std::string>{".x.utilsim-tmp-" + std::to_string(::getpid())});
   ASSERT_EQ(::mkfifo(path.c_str(), 0666), 0);  // appears while the output is written
-  EXPECT_EQ(tmp.Commit(false).message(),
+  EXPECT_EQ(tmp.Commit().message(),
             path + ": is a FIFO (not a regular file); refusing to replace it");
   EXPECT_EQ(Entries(dir), std::vector<std::string>{"x"});
   EXPECT_EQ(Snap(path).type, S_IFIFO);

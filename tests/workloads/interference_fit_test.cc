@@ -84,7 +84,7 @@ TEST(LucidReader, StructuralErrors) {
       "model,dataset,batchsize,amp,speed,gpu_util,gmem_util,gmem,label\r\nA,D,32,0,1,50\r\n");
   auto a = ReadLucidSolo(short_row);
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.status().message(), short_row + ":2: expected 9 fields, got 6");
+  EXPECT_EQ(a.status().message(), short_row + ":2: expected 9 fields (as in the header), got 6");
   const std::string no_col =
       testutil::WriteFile(dir + "/nocol.csv", "model,dataset,batchsize,amp,speed\nA,D,32,0,1\n");
   auto b = ReadLucidSolo(no_col);
@@ -92,7 +92,7 @@ TEST(LucidReader, StructuralErrors) {
   EXPECT_EQ(b.status().message(), no_col + ": missing column 'gpu_util'");
   auto c = ReadLucidSolo(dir + "/absent.csv");
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().message(), dir + "/absent.csv: cannot open file");
+  EXPECT_EQ(c.status().message(), dir + "/absent.csv: cannot open: No such file or directory");
   const std::string dup =
       testutil::WriteFile(dir + "/dup.csv",
                           "model,dataset,batchsize,amp,speed,gpu_util,gmem_util,gmem,label\n"

@@ -110,7 +110,8 @@ TEST(MigFit, ErrorsNameFileLineAndField) {
   EXPECT_EQ(ReadMigProfiler(dir).status().message(),
             f05 + ":2: field 'gract_mean': expected a number 0..1, got '1.5'");
   testutil::WriteFile(f05, header + "0,m,1,64,8\n");
-  EXPECT_EQ(ReadMigProfiler(dir).status().message(), f05 + ":2: expected 14 fields, got 5");
+  EXPECT_EQ(ReadMigProfiler(dir).status().message(),
+            f05 + ":2: expected 14 fields (as in the header), got 5");
   testutil::WriteFile(f05, "model_name,batch_size,throughput\nm,8,100\n");
   EXPECT_EQ(ReadMigProfiler(dir).status().message(), f05 + ":1: missing column 'gract_mean'");
   testutil::WriteFile(

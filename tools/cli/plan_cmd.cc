@@ -11,12 +11,12 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <thread>
 
 #include "cli_checks.h"
 #include "cli_options.h"
 #include "utilsim/analysis/plan.h"
 #include "utilsim/analysis/progress.h"
+#include "utilsim/engine/parallel.h"
 #include "utilsim/io/output_path.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/results/csv_export.h"
@@ -202,11 +202,10 @@ Status PlanCommand(const SharedCliOptions& sh, const PlanCliOptions& o) {
   if (!reg.ok()) return reg.status();
   // At most `threads` simulations run at once; two per policy (the best
   // size and the largest) are kept; the largest cluster is max-scale x.
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   const int64_t policies = static_cast<int64_t>(po.policies.size());
-  const int64_t held =
-      std::min<int64_t>(o.threads > 0 ? o.threads : hw, policies * std::max(o.ladder, 1)) +
-      2 * policies;
+  const auto threads =
+      static_cast<int64_t>(ResolveThreads(o.threads > 0 ? static_cast<size_t>(o.threads) : 0));
+  const int64_t held = std::min<int64_t>(threads, policies * std::max(o.ladder, 1)) + 2 * policies;
   const std::string runs_label = std::to_string(held) + " runs held at once";
   InputOptions input = *sh.input;
   input.before_generate = GuardBeforeGenerate(sh.memory, held, runs_label);

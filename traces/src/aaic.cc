@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 
 namespace utilsim::traces {
@@ -235,7 +236,7 @@ void AddNotes(int64_t origin, const AaicOptions& opt, const AaicTally& tally, Tr
   waits.reserve(out->workload.jobs.size());
   int64_t sum = 0;
   for (const Job& j : out->workload.jobs) {
-    waits.push_back((*j.recorded_start - j.submit).us / 1000000);
+    waits.push_back((*j.recorded_start - j.submit).us / kMicrosPerSecond);
     sum += waits.back();
   }
   if (!waits.empty()) {
@@ -285,7 +286,7 @@ Result<TraceData> ReadAaic(const std::vector<std::string>& paths, const AaicOpti
   for (size_t i = 0; i < paths.size(); ++i) w.source += (i ? "," : "") + paths[i];
   w.Finalize();
   out.cluster = AaicCluster(opt.nodes);
-  AddNotes(origin_us / 1000000, opt, tally, &out);
+  AddNotes(origin_us / kMicrosPerSecond, opt, tally, &out);
   return out;
 }
 

@@ -1,4 +1,5 @@
 // The documented AAIC cluster (utilsim/traces/aaic.h).
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/aaic.h"
 
 namespace utilsim::traces {
@@ -12,7 +13,7 @@ ClusterSpec AaicCluster(int32_t nodes) {
   g.count = nodes;
   g.gpu_model = kAaicGpuModel;
   g.gpus = kAaicGpusPerNode;
-  g.cpu_milli = kAaicCoresPerNode * 1000;
+  g.cpu_milli = kAaicCoresPerNode * kMilliPerUnit;
   g.mem_bytes = kAaicNodeMemBytes;
   spec.groups.push_back(g);
   return spec;

@@ -14,13 +14,13 @@
 #include "jobs_columns.h"
 #include "utilsim/engine/mig.h"
 #include "utilsim/engine/topology.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
 
 namespace {
 
-using internal::kGiB;
 using internal::kMiB;
 
 // A mapping's entries by key, with the key's path for messages.
@@ -181,8 +181,9 @@ Status Parser::ParseModel(const YAML::Node& n, size_t i, GpuModelSpec* m) const 
   if (e.has("memory_gib") || e.has("memory_mib")) {
     std::string mem;
     UTILSIM_TRY(OneOf(e, "memory_gib", "memory_mib", &mem));
-    UTILSIM_TRY(mem == "memory_gib" ? Scaled(e, mem, double(kGiB), 1 << 20, &m->memory_bytes)
-                                    : Scaled(e, mem, double(kMiB), 1 << 30, &m->memory_bytes));
+    UTILSIM_TRY(mem == "memory_gib"
+                    ? Scaled(e, mem, double(kBytesPerGiB), 1 << 20, &m->memory_bytes)
+                    : Scaled(e, mem, double(kMiB), 1 << 30, &m->memory_bytes));
   }
   if (e.has("speed")) {
     const YAML::Node& s = e.values.at("speed");
@@ -232,7 +233,7 @@ Status Parser::ParseGroup(const YAML::Node& n, size_t i, const ClusterSpec& spec
     UTILSIM_TRY(Int(e, key, 1, int64_t{1} << 50, &g->cpu_milli));
   }
   UTILSIM_TRY(OneOf(e, "memory_gib", "memory_mib", &key));
-  UTILSIM_TRY(key == "memory_gib" ? Scaled(e, key, double(kGiB), 1 << 30, &g->mem_bytes)
+  UTILSIM_TRY(key == "memory_gib" ? Scaled(e, key, double(kBytesPerGiB), 1 << 30, &g->mem_bytes)
                                   : Scaled(e, key, double(kMiB), 1e12, &g->mem_bytes));
   if (e.has("nvlink_domain")) {
     UTILSIM_TRY(Int(e, "nvlink_domain", 0, g->gpus, &v));

@@ -1,6 +1,7 @@
 // Writer of the YAML cluster spec (docs/trace-format.md). The text is built
 // by hand (not with yaml-cpp's emitter) to control number formats exactly.
 #include "jobs_columns.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/canonical.h"
 #include "utilsim/traces/text_writer.h"
 
@@ -8,7 +9,6 @@ namespace utilsim::traces {
 
 namespace {
 
-using internal::kGiB;
 using internal::kMiB;
 
 // YAML double-quoted scalar.
@@ -31,9 +31,9 @@ std::string Quote(const std::string& s) {
 }
 
 void AppendMemory(std::string* out, int64_t bytes) {
-  if (bytes % kGiB == 0) {
+  if (bytes % kBytesPerGiB == 0) {
     *out += "memory_gib: ";
-    AppendInt(out, bytes / kGiB);
+    AppendInt(out, bytes / kBytesPerGiB);
   } else {
     *out += "memory_mib: ";
     AppendDouble(out, static_cast<double>(bytes) / static_cast<double>(kMiB));
@@ -118,8 +118,8 @@ std::string FormatClusterYaml(const ClusterSpec& spec) {
       out += ", gpu_model: " + Quote(g.gpu_model) + ", gpus: ";
       AppendInt(&out, g.gpus);
     }
-    out += g.cpu_milli % 1000 == 0 ? ", cpu_cores: " : ", cpu_milli: ";
-    AppendInt(&out, g.cpu_milli % 1000 == 0 ? g.cpu_milli / 1000 : g.cpu_milli);
+    out += g.cpu_milli % kMilliPerUnit == 0 ? ", cpu_cores: " : ", cpu_milli: ";
+    AppendInt(&out, g.cpu_milli % kMilliPerUnit == 0 ? g.cpu_milli / kMilliPerUnit : g.cpu_milli);
     out += ", ";
     AppendMemory(&out, g.mem_bytes);
     if (g.nvlink_domain != 0) {

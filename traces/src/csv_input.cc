@@ -1,3 +1,5 @@
+// gzip input and traces::CsvReader; plain files and memory are
+// engine/src/csv_input.cc.
 #include "csv_input.h"
 
 #include <zlib.h>
@@ -7,26 +9,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "utilsim/traces/csv.h"
+
 namespace utilsim::traces::internal {
 
 namespace {
-
-class PlainInput : public CsvInput {
- public:
-  explicit PlainInput(std::FILE* f) : f_(f) {}
-  ~PlainInput() override { std::fclose(f_); }
-  int64_t Read(char* dst, size_t n) override {
-    size_t got = std::fread(dst, 1, n, f_);
-    if (got == 0 && std::ferror(f_)) {
-      error = std::strerror(errno);
-      return -1;
-    }
-    return static_cast<int64_t>(got);
-  }
-
- private:
-  std::FILE* f_;
-};
 
 class GzipInput : public CsvInput {
  public:
@@ -53,21 +40,6 @@ class GzipInput : public CsvInput {
   std::string path_;
 };
 
-class TextInput : public CsvInput {
- public:
-  explicit TextInput(std::string text) : text_(std::move(text)) {}
-  int64_t Read(char* dst, size_t n) override {
-    size_t k = std::min(n, text_.size() - off_);
-    std::memcpy(dst, text_.data() + off_, k);
-    off_ += k;
-    return static_cast<int64_t>(k);
-  }
-
- private:
-  std::string text_;
-  size_t off_ = 0;
-};
-
 }  // namespace
 
 Result<std::unique_ptr<CsvInput>> OpenCsvInput(const std::string& path) {
@@ -82,11 +54,26 @@ Result<std::unique_ptr<CsvInput>> OpenCsvInput(const std::string& path) {
     return std::unique_ptr<CsvInput>(std::make_unique<GzipInput>(g, path));
   }
   std::rewind(f);
-  return std::unique_ptr<CsvInput>(std::make_unique<PlainInput>(f));
-}
-
-std::unique_ptr<CsvInput> TextCsvInput(std::string text) {
-  return std::make_unique<TextInput>(std::move(text));
+  return FileCsvInput(f);
 }
 
 }  // namespace utilsim::traces::internal
+
+namespace utilsim::traces {
+
+Result<CsvReader> CsvReader::Open(const std::string& path, const CsvOptions& options) {
+  auto input = internal::OpenCsvInput(path);
+  if (!input.ok()) return input.status();
+  auto r = utilsim::CsvReader::FromInput(std::move(input).value(), path, options);
+  if (!r.ok()) return r.status();
+  return CsvReader(std::move(r).value());
+}
+
+Result<CsvReader> CsvReader::FromText(std::string text, const std::string& source_name,
+                                      const CsvOptions& options) {
+  auto r = utilsim::CsvReader::FromText(std::move(text), source_name, options);
+  if (!r.ok()) return r.status();
+  return CsvReader(std::move(r).value());
+}
+
+}  // namespace utilsim::traces

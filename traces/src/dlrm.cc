@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 #include "utilsim/traces/text_writer.h"
 
@@ -18,7 +19,7 @@ namespace {
 
 using internal::ColumnSpec;
 
-constexpr double kGiB = static_cast<double>(int64_t{1} << 30);
+constexpr double kGiB = static_cast<double>(kBytesPerGiB);  // for double arithmetic
 
 enum Col {
   kSn,
@@ -159,11 +160,12 @@ Status ParseRow(const CsvReader& csv, const Parser& p, const DlrmOptions& opt, W
     return csv.FieldError(p.At(opt.use_limits && p.Has(kGpuLim) ? kGpuLim : kGpuReq),
                           "a whole number of GPUs or a fraction below 1");
   }
-  job.task.cpu_milli = std::llround(cpu * 1000.0);
+  job.task.cpu_milli = std::llround(cpu * kMilliPerUnit);
   job.task.mem_bytes = std::llround(mem * kGiB);
   job.task.gpus = gpu > 0 && gpu < 1 ? 1 : static_cast<int32_t>(gpu);
   if (gpu > 0 && gpu < 1)
-    job.task.gpu_milli = static_cast<int32_t>(std::max<int64_t>(1, std::llround(gpu * 1000)));
+    job.task.gpu_milli =
+        static_cast<int32_t>(std::max<int64_t>(1, std::llround(gpu * kMilliPerUnit)));
   x.disk_bytes = std::llround(disk * kGiB);
   auto spread = csv.Int(p.At(kSpread));
   if (!spread.ok() || spread.value() == 0 || spread.value() < -1 || spread.value() > 1000000) {

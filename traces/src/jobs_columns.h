@@ -65,7 +65,6 @@ inline constexpr std::array<std::string_view, kNumJobCols> kJobColumns = {
 };
 
 inline constexpr int64_t kMiB = int64_t{1} << 20;
-inline constexpr int64_t kGiB = int64_t{1} << 30;
 
 // "a, b, c" of all column names, for messages.
 inline std::string JobColumnList() {

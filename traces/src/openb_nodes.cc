@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "name_index.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 #include "utilsim/traces/openb.h"
 
@@ -15,7 +16,6 @@ namespace utilsim::traces {
 namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
-constexpr int64_t kGiB = int64_t{1} << 30;
 
 enum NodeCol { kSn, kCpuMilli, kMemoryMib, kGpu, kModel, kNumNodeCols };
 constexpr std::array<const char*, kNumNodeCols> kNodeColumns = {"sn", "cpu_milli", "memory_mib",
@@ -28,11 +28,11 @@ std::string GroupName(const Shape& s) {
   const auto& [model, gpus, cpu_milli, mem_bytes] = s;
   std::string name = model.empty() ? "cpu" : model + "x" + std::to_string(gpus);
   name += "-";
-  name += cpu_milli % 1000 == 0 ? std::to_string(cpu_milli / 1000) + "c"
-                                : std::to_string(cpu_milli) + "mc";
+  name += cpu_milli % kMilliPerUnit == 0 ? std::to_string(cpu_milli / kMilliPerUnit) + "c"
+                                         : std::to_string(cpu_milli) + "mc";
   name += "-";
-  name += mem_bytes % kGiB == 0 ? std::to_string(mem_bytes / kGiB) + "g"
-                                : std::to_string(mem_bytes / kMiB) + "m";
+  name += mem_bytes % kBytesPerGiB == 0 ? std::to_string(mem_bytes / kBytesPerGiB) + "g"
+                                        : std::to_string(mem_bytes / kMiB) + "m";
   return name;
 }
 
@@ -76,9 +76,9 @@ Status ParseNode(const CsvReader& csv, const std::array<int, kNumNodeCols>& idx,
 
 int64_t OpenbGpuMemoryBytes(std::string_view model) {
   // Nominal capacities from the vendors' data sheets (GB read as GiB).
-  if (model == "T4" || model == "P100" || model == "V100M16") return 16 * kGiB;
-  if (model == "V100M32") return 32 * kGiB;
-  if (model == "A10") return 24 * kGiB;
+  if (model == "T4" || model == "P100" || model == "V100M16") return 16 * kBytesPerGiB;
+  if (model == "V100M32") return 32 * kBytesPerGiB;
+  if (model == "A10") return 24 * kBytesPerGiB;
   return 0;  // G1, G2, G3: undisclosed internal codes
 }
 

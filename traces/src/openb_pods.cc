@@ -9,6 +9,7 @@
 
 #include "name_index.h"
 #include "openb_internal.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 #include "utilsim/traces/openb.h"
 
@@ -81,8 +82,8 @@ class PodParser {
     UTILSIM_TRY(Int(kGpuMilli, d.gpus == 1 ? 1 : 0, 1000,
                     d.gpus == 1 ? "an integer 1..1000 when num_gpu is 1" : "an integer 0..1000",
                     &v));
-    d.gpu_milli = d.gpus == 1 ? static_cast<int32_t>(v) : 1000;
-    if (d.gpus > 1 && v != 1000) {
+    d.gpu_milli = d.gpus == 1 ? static_cast<int32_t>(v) : kMilliPerUnit;
+    if (d.gpus > 1 && v != kMilliPerUnit) {
       Warn("gpu_milli != 1000 with num_gpu > 1 (set to 1000)",
            "gpu_milli " + std::to_string(v) + " with num_gpu " + std::to_string(d.gpus));
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim::traces {
 
@@ -113,7 +114,7 @@ Status ReadSensors(const std::string& path, PaiState* st, TraceData* out) {
     }
     if (a.mem_n > 0) {
       job.gpu_mem_used_bytes = std::llround(a.mem_sum / static_cast<double>(a.mem_n) *
-                                            static_cast<double>(int64_t{1} << 30));
+                                            static_cast<double>(kBytesPerGiB));
     }
   }
   if (with_util > 0) {

@@ -5,6 +5,7 @@
 
 #include "pai_join.h"
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim::traces::internal {
 
@@ -160,7 +161,7 @@ Status ReadPaiTaskTable(const std::string& path, const PaiOptions& opt, PaiState
     job.tasks = static_cast<int32_t>(inst);
     SetGpus(csv, gpu.value_or(0), &job.task, &out->warnings);
     job.task.cpu_milli = std::llround(cpu.value_or(0) * 10.0);
-    job.task.mem_bytes = std::llround(mem.value_or(0) * static_cast<double>(int64_t{1} << 30));
+    job.task.mem_bytes = std::llround(mem.value_or(0) * static_cast<double>(kBytesPerGiB));
     const std::string gpu_type(csv.field(9));
     if (opt.constrain_gpu_type && !gpu_type.empty() && gpu_type != "CPU")
       job.gpu_models = {gpu_type};

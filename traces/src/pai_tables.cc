@@ -7,13 +7,12 @@
 
 #include "pai_internal.h"
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/pai.h"
 
 namespace utilsim::traces {
 
 namespace {
-
-constexpr int64_t kGiB = int64_t{1} << 30;
 
 bool IsNumber(std::string_view s) {
   s = internal::TrimBlanks(s);
@@ -139,9 +138,9 @@ bool LooksLikePai(const std::vector<std::string>& first_row) {
 }
 
 int64_t PaiGpuMemoryBytes(std::string_view t) {
-  if (t == "P100" || t == "T4" || t == "V100") return 16 * kGiB;
-  if (t == "V100M32") return 32 * kGiB;
-  if (t == "MISC") return 12 * kGiB;
+  if (t == "P100" || t == "T4" || t == "V100") return 16 * kBytesPerGiB;
+  if (t == "V100M32") return 32 * kBytesPerGiB;
+  if (t == "MISC") return 12 * kBytesPerGiB;
   return 0;
 }
 
@@ -172,8 +171,8 @@ Result<ClusterSpec> ReadPaiMachineSpec(const std::string& path, const PaiOptions
     NodeGroup g;
     g.count = 1;
     g.gpus = static_cast<int32_t>(gpus);
-    g.cpu_milli = std::llround(cores * 1000.0);
-    g.mem_bytes = std::llround(gib * static_cast<double>(kGiB));
+    g.cpu_milli = std::llround(cores * kMilliPerUnit);
+    g.mem_bytes = std::llround(gib * static_cast<double>(kBytesPerGiB));
     const std::string type(csv.field(1));
     if (gpus > 0) {
       if (type.empty() || type == "CPU") return csv.FieldError(1, "a GPU type for GPU machines");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 #include "utilsim/traces/philly.h"
 
@@ -21,9 +22,9 @@ Result<TraceData> ReadPhilly(const PhillyPaths& paths, const PhillyOptions& opt)
     out.notes.push_back(
         "cluster: " + std::to_string(out.cluster->total_nodes()) + " machines, " +
         std::to_string(out.cluster->total_gpus()) + " GPUs; CPU and memory per node assumed (" +
-        internal::Num(static_cast<double>(opt.cpu_milli_per_gpu) / 1000.0) + " cores, " +
+        internal::Num(static_cast<double>(opt.cpu_milli_per_gpu) / kMilliPerUnit) + " cores, " +
         internal::Num(static_cast<double>(opt.mem_bytes_per_gpu) /
-                      static_cast<double>(int64_t{1} << 30)) +
+                      static_cast<double>(kBytesPerGiB)) +
         " GiB per GPU)");
   }
   TelemetryData gpu;

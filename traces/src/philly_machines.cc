@@ -4,14 +4,13 @@
 #include <unordered_map>
 
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 #include "utilsim/traces/philly.h"
 
 namespace utilsim::traces {
 
 namespace {
-
-constexpr int64_t kGiB = int64_t{1} << 30;
 
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
 // days_from_civil).
@@ -109,7 +108,8 @@ Result<ClusterSpec> ReadPhillyMachines(const std::string& path, const PhillyOpti
       if (!gb) return csv.FieldError(c_mem, "GPU memory as '<number>GB' > 0");
       model = "GPU-" + std::string(internal::TrimBlanks(csv.field(c_mem)));
       if (spec.FindModel(model) < 0) {
-        spec.models.push_back({model, static_cast<int64_t>(*gb * static_cast<double>(kGiB)), 1.0});
+        spec.models.push_back(
+            {model, static_cast<int64_t>(*gb * static_cast<double>(kBytesPerGiB)), 1.0});
       }
     }
     NodeGroup g;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 
 namespace utilsim::traces {
@@ -143,7 +144,7 @@ Status ParseLine(const CsvReader& csv, Context* cx, TraceData* out) {
     job.task.gpus = static_cast<int32_t>(per_task);
   } else {
     job.task.gpus = 0;
-    job.task.cpu_milli = per_task * 1000;
+    job.task.cpu_milli = per_task * kMilliPerUnit;
   }
   job.runtime = *run;
   if (wait) {

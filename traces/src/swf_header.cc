@@ -7,6 +7,7 @@
 
 #include "csv_input.h"
 #include "row_helpers.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/swf.h"
 
 namespace utilsim::traces {
@@ -157,14 +158,14 @@ std::optional<ClusterSpec> SwfCluster(const SwfHeader& header, const SwfOptions&
   NodeGroup g;
   g.name = "swf";
   g.count = static_cast<int32_t>((*procs + size - 1) / size);
-  g.mem_bytes = size * (int64_t{1} << 30);
+  g.mem_bytes = size * kBytesPerGiB;
   if (opt.unit == SwfUnit::kGpu) {
     spec.models.push_back({kSwfGpuModel, 0, 1.0});
     g.gpu_model = kSwfGpuModel;
     g.gpus = static_cast<int32_t>(size);
-    g.cpu_milli = size * 1000;
+    g.cpu_milli = size * kMilliPerUnit;
   } else {
-    g.cpu_milli = size * 1000;
+    g.cpu_milli = size * kMilliPerUnit;
   }
   spec.groups.push_back(g);
   return spec;

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "telemetry_common.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/csv.h"
 
 namespace utilsim::traces {
@@ -74,7 +75,7 @@ std::optional<Micros> ParseNvTimestamp(std::string_view s) {
     return std::nullopt;
   }
   const int64_t secs = DaysFromCivil(*y, *mo, *d) * 86400 + *h * 3600 + *mi * 60 + *sec;
-  return Micros(secs * 1000000 + us);
+  return Micros(secs * kMicrosPerSecond + us);
 }
 
 bool NotAvailable(std::string_view v) {

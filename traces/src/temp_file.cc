@@ -22,6 +22,21 @@ namespace fs = std::filesystem;
 
 constexpr char kTag[] = ".utilsim-tmp-";
 
+// fsync()s the folder holding `path`, so that a rename into it is on disk.
+Status SyncFolderOf(const std::string& path) {
+  std::string dir = fs::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    if (::fsync(fd) != 0) err = errno;
+    ::close(fd);
+  }
+  if (err == 0 || err == EINVAL) return Status::Ok();
+  return Status::Error(path + ": cannot flush the directory " + dir +
+                       " to disk: " + std::strerror(err));
+}
+
 // The registry the signal handler reads: a fixed array of C strings, so the
 // handler needs no allocation or lock. A slot's path is written while `used`
 // is false and published by setting it (release); the handler reads only
@@ -177,22 +192,21 @@ void TempFile::CloseFd() {
   fd_ = -1;
 }
 
-Status TempFile::Commit(bool sync) {
+Status TempFile::Commit() {
   if (!live_) return Status::Error(target_ + ": no temporary file to rename into place");
   auto fail = [&](const std::string& what, int err) {
     Discard();
     return Status::Error(target_ + ": " + what + ": " + std::strerror(err));
   };
-  if (sync) {
-    const int fd = fd_ >= 0 ? fd_ : ::open(tmp_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return fail("cannot open the temporary file", errno);
-    if (::fsync(fd) != 0) {
-      const int err = errno;
-      if (fd != fd_) ::close(fd);
-      return fail("cannot flush to disk", err);
-    }
+  // The file's data first: the rename must not publish unsynced data.
+  const int fd = fd_ >= 0 ? fd_ : ::open(tmp_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return fail("cannot open the temporary file", errno);
+  if (::fsync(fd) != 0) {
+    const int err = errno;
     if (fd != fd_) ::close(fd);
+    return fail("cannot flush to disk", err);
   }
+  if (fd != fd_) ::close(fd);
   CloseFd();
   if (Status s = CheckReplaceable(target_); !s.ok()) {
     Discard();
@@ -202,7 +216,7 @@ Status TempFile::Commit(bool sync) {
     return fail("cannot rename into place", errno);
   live_ = false;
   Unregister(&slot_);
-  return Status::Ok();
+  return SyncFolderOf(target_);
 }
 
 void TempFile::Discard() {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim::traces {
 
 void AppendInt(std::string* out, int64_t v) {
@@ -32,9 +34,9 @@ void AppendSeconds(std::string* out, Micros t) {
   uint64_t mag = t.us < 0 ? uint64_t{0} - static_cast<uint64_t>(t.us) : static_cast<uint64_t>(t.us);
   if (t.us < 0) out->push_back('-');
   char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, mag / 1000000);
+  auto r = std::to_chars(buf, buf + sizeof buf, mag / kMicrosPerSecond);
   out->append(buf, r.ptr);
-  uint64_t frac = mag % 1000000;
+  uint64_t frac = mag % kMicrosPerSecond;
   if (frac == 0) return;
   char digits[7] = "000000";
   for (int k = 5; k >= 0; --k, frac /= 10) digits[k] = static_cast<char>('0' + frac % 10);
@@ -113,12 +115,12 @@ Status AtomicFile::Close() {
   return error_;
 }
 
-Status AtomicFile::Commit(bool sync) {
+Status AtomicFile::Commit() {
   if (Status s = Close(); !s.ok()) {
     temp_.Discard();
     return s;
   }
-  return error_ = temp_.Commit(sync);
+  return error_ = temp_.Commit();
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view text) {

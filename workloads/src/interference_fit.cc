@@ -7,86 +7,46 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string_view>
 
+#include "utilsim/engine/csv.h"
 #include "utilsim/engine/rng.h"
 
 namespace utilsim {
 namespace {
 
-// A minimal CSV reader for small comma-separated files: whole file in
-// memory, header row, LF or CRLF, a leading UTF-8 BOM and blank lines
-// skipped, fields trimmed of spaces/tabs, "..." quoting on one line ("" for
-// a quote). Every row must have as many fields as the header. (The traces
-// module has a full reader; workloads does not depend on traces.)
+// The Lucid tables through the one CSV tokenizer (utilsim/engine/csv.h),
+// with typed accessors for ranges and a missing-column error.
 class SmallCsv {
  public:
   static Result<SmallCsv> Open(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::Error(path + ": cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return Status::Error(path + ": read error");
-    SmallCsv c;
-    c.path_ = path;
-    c.text_ = ss.str();
-    if (c.text_.rfind("\xEF\xBB\xBF", 0) == 0) c.pos_ = 3;
-    auto header = c.Next();
-    if (!header.ok()) return header.status();
-    if (!header.value()) return Status::Error(path + ": empty file, expected a header row");
-    c.columns_ = c.fields_;
-    c.fields_.clear();
-    return c;
+    auto r = CsvReader::OpenPlain(path);
+    if (!r.ok()) return r.status();
+    return SmallCsv(std::move(r).value());
   }
 
   // Advances to the next data row; false at the end.
-  Result<bool> Next() {
-    while (pos_ < text_.size()) {
-      size_t end = text_.find('\n', pos_);
-      if (end == std::string::npos) end = text_.size();
-      std::string_view line(text_.data() + pos_, end - pos_);
-      pos_ = end + 1;
-      ++line_;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-      if (Status s = Split(line); !s.ok()) return s;
-      if (!columns_.empty() && fields_.size() != columns_.size()) {
-        return RowError("expected " + std::to_string(columns_.size()) + " fields, got " +
-                        std::to_string(fields_.size()));
-      }
-      return true;
-    }
-    return false;
-  }
+  Result<bool> Next() { return csv_.Next(); }
 
   // Index of column `name`; error naming the file when absent.
   Result<size_t> Column(std::string_view name) const {
-    for (size_t i = 0; i < columns_.size(); ++i) {
-      if (columns_[i] == name) return i;
-    }
-    return Status::Error(path_ + ": missing column '" + std::string(name) + "'");
+    const int i = csv_.Find(name);
+    if (i >= 0) return static_cast<size_t>(i);
+    return Status::Error(csv_.source() + ": missing column '" + std::string(name) + "'");
   }
 
-  const std::string& Field(size_t i) const { return fields_[i]; }
-  int64_t line() const { return line_; }
-  const std::string& path() const { return path_; }
+  std::string_view Field(size_t i) const { return csv_.field(i); }
+  int64_t line() const { return csv_.line(); }
 
   Status FieldError(size_t i, std::string_view expected) const {
-    return Status::Error(path_ + ":" + std::to_string(line_) + ": field '" + columns_[i] +
-                         "': expected " + std::string(expected) + ", got '" +
-                         fields_[i].substr(0, 100) + "'");
-  }
-  Status RowError(const std::string& message) const {
-    return Status::Error(path_ + ":" + std::to_string(line_) + ": " + message);
+    return csv_.FieldError(i, expected);
   }
 
   // Field i as a finite number in [lo, hi].
   Result<double> Number(size_t i, double lo, double hi, std::string_view expected) const {
-    const std::string& f = fields_[i];
+    const std::string_view f = Field(i);
     double v = 0;
     auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
     if (f.empty() || ec != std::errc() || p != f.data() + f.size() || !std::isfinite(v) || v < lo ||
@@ -97,7 +57,7 @@ class SmallCsv {
   }
   // Field i as an integer in [lo, hi].
   Result<int64_t> Integer(size_t i, int64_t lo, int64_t hi, std::string_view expected) const {
-    const std::string& f = fields_[i];
+    const std::string_view f = Field(i);
     int64_t v = 0;
     auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
     if (f.empty() || ec != std::errc() || p != f.data() + f.size() || v < lo || v > hi) {
@@ -106,62 +66,14 @@ class SmallCsv {
     return v;
   }
   Result<std::string> Text(size_t i) const {
-    if (fields_[i].empty()) return FieldError(i, "a non-empty name");
-    return fields_[i];
+    if (Field(i).empty()) return FieldError(i, "a non-empty name");
+    return std::string(Field(i));
   }
 
  private:
-  static std::string_view Trim(std::string_view s) {
-    const size_t b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-  }
+  explicit SmallCsv(CsvReader csv) : csv_(std::move(csv)) {}
 
-  Status Split(std::string_view line) {
-    fields_.clear();
-    size_t i = 0;
-    while (true) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      std::string field;
-      if (i < line.size() && line[i] == '"') {
-        ++i;
-        bool closed = false;
-        while (i < line.size()) {
-          if (line[i] == '"') {
-            if (i + 1 < line.size() && line[i + 1] == '"') {
-              field += '"';
-              i += 2;
-              continue;
-            }
-            closed = true;
-            ++i;
-            break;
-          }
-          field += line[i++];
-        }
-        if (!closed)
-          return RowError("unterminated quoted field " + std::to_string(fields_.size() + 1));
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-        if (i < line.size() && line[i] != ',') {
-          return RowError("text after the closing quote of field " +
-                          std::to_string(fields_.size() + 1));
-        }
-      } else {
-        const size_t comma = std::min(line.find(',', i), line.size());
-        field = std::string(Trim(line.substr(i, comma - i)));
-        i = comma;
-      }
-      fields_.push_back(std::move(field));
-      if (i >= line.size()) break;
-      ++i;  // the comma
-    }
-    return Status::Ok();
-  }
-
-  std::string path_, text_;
-  size_t pos_ = 0;
-  int64_t line_ = 0;
-  std::vector<std::string> columns_, fields_;
+  CsvReader csv_;
 };
 
 constexpr int64_t kMaxBatch = int64_t{1} << 40;

@@ -5,10 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <string_view>
 #include <tuple>
+
+#include "utilsim/engine/csv.h"
 
 namespace utilsim {
 
@@ -40,17 +41,8 @@ bool IsResultFile(const std::string& name) {
          (name.find("_infer_") != std::string::npos || ends("_finetune_bsz.csv")) && ends(".csv");
 }
 
-std::vector<std::string> Split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
 template <typename T>
-bool ParseNumber(const std::string& s, T* out) {
+bool ParseNumber(std::string_view s, T* out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size();
 }
@@ -65,16 +57,10 @@ using ConfigKey = std::tuple<std::string, std::string, int, int>;  // exp, model
 Status ReadFile(const fs::path& path, const std::string& experiment, const std::string& profile,
                 std::map<ConfigKey, std::map<std::string, Run>>* runs) {
   const std::string where = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(where + ": cannot open");
-  std::string line;
-  if (!std::getline(in, line)) return Status::Error(where + ":1: empty file");
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const std::vector<std::string> header = Split(line);
-  auto column = [&](const std::string& name) {
-    auto it = std::find(header.begin(), header.end(), name);
-    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
-  };
+  auto opened = CsvReader::OpenPlain(where);
+  if (!opened.ok()) return opened.status();
+  CsvReader& csv = opened.value();
+  auto column = [&](const std::string& name) { return csv.Find(name); };
   const int c_model = column("model_name"), c_batch = column("batch_size"),
             c_thr = column("throughput"), c_gract = column("gract_mean"),
             c_seq = column("seq_length");
@@ -82,40 +68,34 @@ Status ReadFile(const fs::path& path, const std::string& experiment, const std::
                                 std::pair{"throughput", c_thr}, std::pair{"gract_mean", c_gract}}) {
     if (c < 0) return Status::Error(where + ":1: missing column '" + name + "'");
   }
-  int line_no = 1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = Split(line);
-    const std::string at = where + ":" + std::to_string(line_no) + ": ";
-    if (cells.size() != header.size()) {
-      return Status::Error(at + "expected " + std::to_string(header.size()) + " fields, got " +
-                           std::to_string(cells.size()));
-    }
+  for (;;) {
+    auto more = csv.Next();
+    if (!more.ok()) return more.status();
+    if (!more.value()) break;
+    const std::string at = where + ":" + std::to_string(csv.line()) + ": ";
+    auto cell = [&](int c) { return csv.field(static_cast<size_t>(c)); };
     auto bad = [&](int c, const char* what) {
-      return Status::Error(at + "field '" + header[c] + "': expected " + what + ", got '" +
-                           cells[c] + "'");
+      return csv.FieldError(static_cast<size_t>(c), what);
     };
     int batch = 0, seq = 0;
     Run run;
-    if (!ParseNumber(cells[c_batch], &batch) || batch <= 0) return bad(c_batch, "an integer > 0");
-    if (c_seq >= 0 && (!ParseNumber(cells[c_seq], &seq) || seq <= 0))
+    if (!ParseNumber(cell(c_batch), &batch) || batch <= 0) return bad(c_batch, "an integer > 0");
+    if (c_seq >= 0 && (!ParseNumber(cell(c_seq), &seq) || seq <= 0))
       return bad(c_seq, "an integer > 0");
-    if (!ParseNumber(cells[c_thr], &run.throughput) || !(run.throughput >= 0) ||
+    if (!ParseNumber(cell(c_thr), &run.throughput) || !(run.throughput >= 0) ||
         !std::isfinite(run.throughput)) {
       return bad(c_thr, "a number >= 0");
     }
-    if (!ParseNumber(cells[c_gract], &run.gract) || !(run.gract >= 0 && run.gract <= 1)) {
+    if (!ParseNumber(cell(c_gract), &run.gract) || !(run.gract >= 0 && run.gract <= 1)) {
       return bad(c_gract, "a number 0..1");
     }
-    if (cells[c_model].empty()) return bad(c_model, "a model name");
+    const std::string model(cell(c_model));
+    if (model.empty()) return bad(c_model, "a model name");
     if (run.throughput == 0) continue;  // did not run (e.g. out of memory)
-    auto& slot = (*runs)[{experiment, cells[c_model], seq, batch}];
+    auto& slot = (*runs)[{experiment, model, seq, batch}];
     if (!slot.emplace(profile, run).second) {
-      return Status::Error(at + "duplicate run of " + cells[c_model] + " batch " +
-                           std::to_string(batch) + (seq ? " seq " + std::to_string(seq) : "") +
-                           " on " + profile);
+      return Status::Error(at + "duplicate run of " + model + " batch " + std::to_string(batch) +
+                           (seq ? " seq " + std::to_string(seq) : "") + " on " + profile);
     }
   }
   return Status::Ok();

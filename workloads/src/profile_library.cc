@@ -3,18 +3,19 @@
 #include <cmath>
 
 #include "utilsim/engine/rng.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
 int GpuBucket(int64_t gpu_milli) {
-  if (gpu_milli < 1000) return 0;
-  if (gpu_milli == 1000) return 1;
-  if (gpu_milli <= 8000) return 2;
+  if (gpu_milli < kMilliPerUnit) return 0;
+  if (gpu_milli == kMilliPerUnit) return 1;
+  if (gpu_milli <= 8 * kMilliPerUnit) return 2;
   return 3;
 }
 
 int DurationBucket(Micros d) {
-  const int64_t s = d.us / 1000000;
+  const int64_t s = d.us / kMicrosPerSecond;
   if (s < 600) return 0;
   if (s < 3600) return 1;
   if (s < 6 * 3600) return 2;

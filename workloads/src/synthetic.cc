@@ -9,6 +9,7 @@
 
 #include "synthetic_parts.h"
 #include "utilsim/engine/rng.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/workloads/published_stats.h"
 #include "utilsim/workloads/quantile_table.h"
 
@@ -68,7 +69,8 @@ Model BuildModel(const SyntheticParams& p, Workload* w) {
   const double mean_runtime_s =
       QuantilesMean(published::PhillyRuntimeSeconds(), 1.0, static_cast<double>(p.runtime_max_s));
   const double capacity = static_cast<double>(p.nodes) * gpn;
-  const double mean_gap_us = mean_gpus * mean_runtime_s * 1e6 / (capacity * p.target_load);
+  const double mean_gap_us =
+      mean_gpus * mean_runtime_s * kMicrosPerSecond / (capacity * p.target_load);
   m.candidate_gap_us = mean_gap_us / m.hourly_max;
   return m;
 }
@@ -76,7 +78,7 @@ Model BuildModel(const SyntheticParams& p, Workload* w) {
 // Thinning (Lewis & Shedler): candidates at the peak rate, each kept with
 // probability rate(hour) / peak. t is in microseconds since midnight of day 0.
 int64_t NextArrival(Rng& rng, const Model& m, int64_t t_us) {
-  constexpr int64_t kHourUs = int64_t{3600} * 1'000'000;
+  constexpr int64_t kHourUs = 3600 * kMicrosPerSecond;
   for (;;) {
     t_us += std::llround(rng.Exponential(m.candidate_gap_us));
     const double rate = m.hourly[(t_us / kHourUs) % 24];
@@ -164,7 +166,7 @@ Workload GenerateSynthetic(const SyntheticParams& p, uint64_t seed) {
     const Shape shape = m.shapes[size.Discrete(m.shape_weights)];
     job.tasks = shape.tasks;
     job.task.gpus = shape.gpus;
-    job.task.gpu_milli = 1000;
+    job.task.gpu_milli = kMilliPerUnit;
     const double cpu = m.cpu_milli_per_gpu(host.Uniform01());
     const double mib = m.mem_mib_per_gpu(host.Uniform01());
     // Requests in 100 milli-cores and whole GiB, at least one unit, at most a node.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/workloads/published_stats.h"
 
 namespace utilsim::synthetic_internal {
@@ -44,7 +45,7 @@ bool MakeStartupSeries(Micros runtime, double util, UtilSeries* series) {
   int64_t startup = std::min<int64_t>(600'000'000, r / 5);
   // Busy work util * r must fit in the steady part: r - startup >= util * r.
   startup = std::min(startup, static_cast<int64_t>((1.0 - util) * static_cast<double>(r)));
-  if (startup < 1'000'000) return false;
+  if (startup < kMicrosPerSecond) return false;  // under a second
   const double steady = util * static_cast<double>(r) / static_cast<double>(r - startup);
   series->offset = {Micros(0), Micros(startup)};
   series->busy = {0.0f, std::min(1.0f, static_cast<float>(steady))};

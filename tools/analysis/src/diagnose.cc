@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "plan_text.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -130,7 +131,7 @@ Diagnosis Diagnose(const RunResult& run, const DiagnoseThresholds& th, const Wor
     double known = 0, all = 0;
     for (const Job& j : workload->jobs) {
       const double gpu_s = static_cast<double>(j.tasks) *
-                           static_cast<double>(j.task.total_gpu_milli()) / 1000.0 *
+                           static_cast<double>(j.task.total_gpu_milli()) / kMilliPerUnit *
                            j.runtime.seconds();
       all += gpu_s;
       if (j.util_known) known += gpu_s;

@@ -1,15 +1,15 @@
 #include "utilsim/analysis/fgd_experiment.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <thread>
 
 #include "utilsim/analysis/progress.h"
 #include "utilsim/engine/cluster_state.h"
+#include "utilsim/engine/parallel.h"
 #include "utilsim/engine/rng.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/fgd.h"
 #include "utilsim/policies/registry.h"
 
@@ -42,7 +42,7 @@ Result<SeedCurve> RunOne(const Workload& w, const ClusterSpec& spec, const std::
   if (!state.ok()) return state.status();
   ClusterState& c = state.value();
   const FragmentationMeter meter(dist, c);
-  const double capacity = static_cast<double>(c.total_gpus()) * 1000.0;
+  const double capacity = static_cast<double>(c.total_gpus()) * kMilliPerUnit;
   Rng rng(seed, seed, "fgd-arrivals");
   SeedCurve out;
   double arrived = 0, failed = 0;
@@ -61,7 +61,8 @@ Result<SeedCurve> RunOne(const Workload& w, const ClusterSpec& spec, const std::
     }
     arrived += milli;
     if (progress) {
-      clock.now = Micros(static_cast<int64_t>(1e6 * arrived / capacity / opt.max_arrived));
+      clock.now =
+          Micros(static_cast<int64_t>(kMicrosPerSecond * arrived / capacity / opt.max_arrived));
       progress(EngineEvent{clock.now, EventKind::kArrival, 0}, clock);
     }
     while (next <= opt.max_arrived + 1e-9 && arrived >= next * capacity) {
@@ -85,21 +86,13 @@ Result<std::vector<FgdCurve>> RunFgdExperiment(const Workload& w, const ClusterS
   const TaskClassDist dist = TaskClassesOf(w);
   const size_t P = opt.policies.size(), S = static_cast<size_t>(opt.seeds);
   std::vector<Result<SeedCurve>> res(P * S, Status::Error("not run"));
-  std::vector<std::thread> threads;
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
   const size_t slot0 = opt.progress ? opt.progress->AddRuns(P * S, {Micros(0), Seconds(1)}) : 0;
-  auto worker = [&] {
-    for (size_t i; (i = next++) < P * S;) {
-      EventObserver observe;
-      if (opt.progress) observe = opt.progress->Observer(slot0 + i, nullptr);
-      res[i] = RunOne(w, cluster, opt.policies[i / S], i % S + 1, opt, dist, observe);
-      if (opt.progress) opt.progress->Done(slot0 + i);
-    }
-  };
-  for (unsigned t = 1; t < hw; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  ParallelFor(P * S, 0, [&](size_t i) {
+    EventObserver observe;
+    if (opt.progress) observe = opt.progress->Observer(slot0 + i, nullptr);
+    res[i] = RunOne(w, cluster, opt.policies[i / S], i % S + 1, opt, dist, observe);
+    if (opt.progress) opt.progress->Done(slot0 + i);
+  });
   std::vector<FgdCurve> curves;
   for (size_t p = 0; p < P; ++p) {
     FgdCurve c;

@@ -9,6 +9,7 @@
 #include "inspect_stats.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/topology.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -96,7 +97,7 @@ InspectResult Inspect(const traces::TraceData& trace, const std::optional<Cluste
           break;
         }
     }
-    if (j.runtime.us <= 1000000) zero_runtime.push_back(j.name);
+    if (j.runtime.us <= kMicrosPerSecond) zero_runtime.push_back(j.name);
     if (!j.util_known) no_util.push_back(j.name);
     if (j.submit.us > Seconds(1000000000).us) ++epoch_like;
   }

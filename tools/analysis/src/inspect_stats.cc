@@ -5,6 +5,7 @@
 #include <map>
 
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -58,8 +59,8 @@ std::string JobStatsText(const Workload& w) {
   std::vector<double> runtimes, utils, waits;
   auto size_label = [](int64_t milli) -> std::string {
     if (milli == 0) return "a. 0 (CPU-only)";
-    if (milli < 1000) return "b. < 1 GPU";
-    if (milli == 1000) return "c. 1";
+    if (milli < kMilliPerUnit) return "b. < 1 GPU";
+    if (milli == kMilliPerUnit) return "c. 1";
     if (milli <= 2000) return "d. 2";
     if (milli <= 4000) return "e. 3-4";
     if (milli <= 8000) return "f. 5-8";
@@ -135,14 +136,15 @@ double RecordedBusyGpus(const Workload& w, Micros t) {
   for (const auto& j : w.jobs)
     if (j.recorded_start && *j.recorded_start <= t && t < *j.recorded_start + j.runtime)
       milli += j.task.total_gpu_milli() * j.tasks;
-  return static_cast<double>(milli) / 1000.0;
+  return static_cast<double>(milli) / kMilliPerUnit;
 }
 
 std::string DemandText(const Workload& w, int64_t capacity) {
   if (w.jobs.empty() || capacity <= 0) return "";
   double gpu_s = 0;
   for (const auto& j : w.jobs)
-    gpu_s += static_cast<double>(j.task.total_gpu_milli() * j.tasks) / 1000.0 * j.runtime.seconds();
+    gpu_s += static_cast<double>(j.task.total_gpu_milli() * j.tasks) / kMilliPerUnit *
+             j.runtime.seconds();
   const double span = (w.jobs.back().submit - w.jobs.front().submit).seconds();
   char buf[256];
   std::string out;
@@ -163,8 +165,8 @@ std::string DemandText(const Workload& w, int64_t capacity) {
     peak = std::max(peak, cur);
     if (i + 1 < ch.size()) {
       const double dt = (ch[i + 1].first - ch[i].first).seconds();
-      area += static_cast<double>(cur) / 1000.0 * dt;
-      if (cur > capacity * 1000) over += dt;
+      area += static_cast<double>(cur) / kMilliPerUnit * dt;
+      if (cur > capacity * kMilliPerUnit) over += dt;
     }
   }
   const double len = (t1 - t0).seconds();
@@ -173,7 +175,7 @@ std::string DemandText(const Workload& w, int64_t capacity) {
                 "peak %.1f GPUs, above capacity %.2f%% of the time\n",
                 len > 0 ? area / len : 0,
                 len > 0 ? 100 * area / len / static_cast<double>(capacity) : 0,
-                static_cast<double>(peak) / 1000.0, len > 0 ? 100 * over / len : 0);
+                static_cast<double>(peak) / kMilliPerUnit, len > 0 ? 100 * over / len : 0);
   out += buf;
   // Per-period means: up to 20 periods.
   const int periods = 20;
@@ -188,7 +190,7 @@ std::string DemandText(const Workload& w, int64_t capacity) {
       while (a < b) {
         const int p = std::min(periods - 1, static_cast<int>(a / plen));
         const double end = std::min(b, (p + 1) * plen);
-        acc[p] += static_cast<double>(cur) / 1000.0 * (end - a);
+        acc[p] += static_cast<double>(cur) / kMilliPerUnit * (end - a);
         if (end <= a) break;
         a = end;
       }
@@ -208,7 +210,7 @@ std::string DemandText(const Workload& w, int64_t capacity) {
 std::vector<Finding> DemandFindings(const Workload& w, const std::optional<ClusterSpec>& cluster) {
   std::vector<Finding> out;
   if (!cluster) return out;
-  const int64_t cap = cluster->total_gpus() * 1000;
+  const int64_t cap = cluster->total_gpus() * kMilliPerUnit;
   std::vector<std::pair<Micros, int64_t>> ch;
   std::map<Micros, std::string> starter;  // first job starting at a time (for examples)
   for (const auto& j : w.jobs) {
@@ -230,8 +232,8 @@ std::vector<Finding> DemandFindings(const Workload& w, const std::optional<Clust
     if (d > 0 && cur > cap && !was_over) {
       ++f.count;
       if (f.first.size() < 5)
-        f.first.push_back(starter[t] + " at " + std::to_string(t.us / 1000000) + " s (" +
-                          std::to_string(cur / 1000) + " GPUs)");
+        f.first.push_back(starter[t] + " at " + std::to_string(t.us / kMicrosPerSecond) + " s (" +
+                          std::to_string(cur / kMilliPerUnit) + " GPUs)");
     }
   }
   if (f.count > 0) out.push_back(f);

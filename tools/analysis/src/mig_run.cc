@@ -9,6 +9,7 @@
 
 #include "utilsim/engine/cluster_state.h"
 #include "utilsim/engine/mig_progress.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/coresource.h"
 
 namespace utilsim {
@@ -58,9 +59,11 @@ Result<mig::ReconfigTimes> ParseMigReconfig(const std::string& text) {
   }
   if (v.size() > 3) return Status::Error(err);
   mig::ReconfigTimes t;
-  t.create = Micros(static_cast<int64_t>(std::llround(v[0] * 1e6)));
-  t.destroy = v.size() > 1 ? Micros(static_cast<int64_t>(std::llround(v[1] * 1e6))) : t.create;
-  t.fixed = v.size() > 2 ? Micros(static_cast<int64_t>(std::llround(v[2] * 1e6))) : Micros(0);
+  t.create = Micros(static_cast<int64_t>(std::llround(v[0] * kMicrosPerSecond)));
+  t.destroy =
+      v.size() > 1 ? Micros(static_cast<int64_t>(std::llround(v[1] * kMicrosPerSecond))) : t.create;
+  t.fixed = v.size() > 2 ? Micros(static_cast<int64_t>(std::llround(v[2] * kMicrosPerSecond)))
+                         : Micros(0);
   return t;
 }
 
@@ -165,13 +168,14 @@ Result<MigUsage> ComputeMigUsage(const RunResult& r, const ClusterSpec& run_clus
     if (it == slices.end())
       return Status::Error("mig usage: job '" + j.name + "' on unknown node '" + node + "'");
     double c = it->second;
-    double instances = static_cast<double>(j.gpu_milli) / 1000.0;
+    double instances = static_cast<double>(j.gpu_milli) / kMilliPerUnit;
     double inst_s = j.alloc_gpu_s;  // instance-seconds held (an instance counts as a GPU)
     if (c < 0) {                    // dynamic MIG: the job's own instances, one per GPU
       auto js = job_slices.find(j.name);
       c = js == job_slices.end() ? mig::kComputeSlices : js->second.first;
-      const double per = js == job_slices.end() ? 1.0 : js->second.second / 1000.0;
-      instances = static_cast<double>(j.gpu_milli) / 1000.0 / per;
+      const double per =
+          js == job_slices.end() ? 1.0 : static_cast<double>(js->second.second) / kMilliPerUnit;
+      instances = static_cast<double>(j.gpu_milli) / kMilliPerUnit / per;
       inst_s = j.alloc_gpu_s / per;
     }
     u.gpu_alloc_h += inst_s * c / mig::kComputeSlices / 3600;

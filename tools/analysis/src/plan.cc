@@ -3,15 +3,14 @@
 #include "utilsim/analysis/plan.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
-#include <thread>
 
 #include "utilsim/analysis/progress.h"
+#include "utilsim/engine/parallel.h"
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim {
@@ -443,7 +442,6 @@ Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanO
       for (int idx : ladder) tasks.push_back({p, idx});
   }
   const bool early_ok = !settings.horizon;
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   while (!tasks.empty()) {
     if (opt.progress) opt.progress->ExpectRuns(static_cast<size_t>(res.runs) + tasks.size());
     struct Out {
@@ -452,57 +450,49 @@ Result<PlanResult> Plan(const Inputs& in, const PolicyRegistry& reg, const PlanO
       Status error;
     };
     std::vector<Out> outs(tasks.size());
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i; (i = next++) < tasks.size();) {
-        const Task& t = tasks[i];
-        const std::string& policy = opt.policies[t.policy];
-        Out& o = outs[i];
-        o.point.nodes = res.candidates[t.idx];
-        o.point.gpus = res.candidate_gpus[t.idx];
-        RunSpec s = settings;
-        s.threads = 1;
-        s.progress = opt.progress;
-        std::shared_ptr<EarlyStop> stop;
-        // The largest candidate always runs to the end: it is the best size
-        // when nothing meets the target, and its rejected count is the bar.
-        if (early_ok && t.idx != K - 1 && policy.rfind("as-recorded", 0) != 0) {
-          stop = std::make_shared<EarlyStop>(in.workload, opt.targets);
-          s.observer = [stop, user = settings.observer](const EngineEvent& e, RunControl& run) {
-            if (user) user(e, run);
-            stop->Observe(e, run);
-          };
-        }
-        try {
-          auto r = RunPoliciesOn(in, clusters[t.idx], reg, {policy}, s);
-          if (stop && stop->stopped()) {
-            o.point.stopped_early = true;
-            o.point.stopped_at_s = stop->stopped_at_s();
-            o.point.figures.assign(opt.targets.size(), NAN);
-            continue;
-          }
-          if (!r.ok()) {
-            o.error = Status::Error("policy '" + policy + "' at " + std::to_string(o.point.nodes) +
-                                    " nodes: " + r.status().message());
-            continue;
-          }
-          RunResult run = std::move(r.value().front());
-          o.point.summary = run.summary;
-          for (const auto& tg : opt.targets)
-            o.point.figures.push_back(TargetFigure(run.summary, tg));
-          run.meta.input_digest = workload_digest + "-" + traces::DigestCluster(clusters[t.idx]);
-          run.meta.label = policy + " @ " + std::to_string(o.point.gpus) + " GPUs";
-          o.run = std::move(run);
-        } catch (const std::exception& e) {
-          o.error = Status::Error("policy '" + policy + "': " + e.what());
-        }
+    const size_t threads = opt.threads > 0 ? static_cast<size_t>(opt.threads) : 0;
+    ParallelFor(tasks.size(), threads, [&](size_t i) {
+      const Task& t = tasks[i];
+      const std::string& policy = opt.policies[t.policy];
+      Out& o = outs[i];
+      o.point.nodes = res.candidates[t.idx];
+      o.point.gpus = res.candidate_gpus[t.idx];
+      RunSpec s = settings;
+      s.threads = 1;
+      s.progress = opt.progress;
+      std::shared_ptr<EarlyStop> stop;
+      // The largest candidate always runs to the end: it is the best size
+      // when nothing meets the target, and its rejected count is the bar.
+      if (early_ok && t.idx != K - 1 && policy.rfind("as-recorded", 0) != 0) {
+        stop = std::make_shared<EarlyStop>(in.workload, opt.targets);
+        s.observer = [stop, user = settings.observer](const EngineEvent& e, RunControl& run) {
+          if (user) user(e, run);
+          stop->Observe(e, run);
+        };
       }
-    };
-    const size_t threads = std::min<size_t>(tasks.size(), opt.threads > 0 ? opt.threads : hw);
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+      try {
+        auto r = RunPoliciesOn(in, clusters[t.idx], reg, {policy}, s);
+        if (stop && stop->stopped()) {
+          o.point.stopped_early = true;
+          o.point.stopped_at_s = stop->stopped_at_s();
+          o.point.figures.assign(opt.targets.size(), NAN);
+          return;
+        }
+        if (!r.ok()) {
+          o.error = Status::Error("policy '" + policy + "' at " + std::to_string(o.point.nodes) +
+                                  " nodes: " + r.status().message());
+          return;
+        }
+        RunResult run = std::move(r.value().front());
+        o.point.summary = run.summary;
+        for (const auto& tg : opt.targets) o.point.figures.push_back(TargetFigure(run.summary, tg));
+        run.meta.input_digest = workload_digest + "-" + traces::DigestCluster(clusters[t.idx]);
+        run.meta.label = policy + " @ " + std::to_string(o.point.gpus) + " GPUs";
+        o.run = std::move(run);
+      } catch (const std::exception& e) {
+        o.error = Status::Error("policy '" + policy + "': " + e.what());
+      }
+    });
     for (size_t i = 0; i < tasks.size(); ++i) {
       if (!outs[i].error.ok()) return outs[i].error;
       State& s = st[tasks[i].policy];

@@ -54,7 +54,7 @@ Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
   static_cast<void>(out.Write(html));  // a write error is returned by Close()
   if (Status s = out.Close(); !s.ok()) return s;
   if (Status s = CheckOutput(path, g); !s.ok()) return s;  // again, just before the rename
-  return out.Commit(/*sync=*/true);
+  return out.Commit();
 }
 
 Status ReportFromDatabase(const std::string& db, const std::string& html, const ReportOptions& opt,

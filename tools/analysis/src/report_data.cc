@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim::report {
 
 double Round(double x, int decimals) {
@@ -51,7 +53,7 @@ std::vector<SeriesPoint> DownsampleSamples(const std::vector<Sample>& samples, s
     size_t frag_n = 0;
     for (size_t i = begin; i < end; ++i) {
       if (!std::isnan(samples[i].frag_gpu_milli)) {
-        p.frag += samples[i].frag_gpu_milli / 1000.0;
+        p.frag += samples[i].frag_gpu_milli / kMilliPerUnit;
         ++frag_n;
       }
       p.allocated += samples[i].gpus_allocated;

@@ -8,6 +8,7 @@
 #include "utilsim/engine/mig_progress.h"
 #include "utilsim/engine/sharing_progress.h"
 #include "utilsim/engine/stall_model.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/fgd.h"
 
 namespace utilsim {
@@ -99,11 +100,11 @@ namespace {
 // "CORES[,GIB]" as ParseGpuReservation reads it (shortest decimal forms).
 std::string FormatReservation(const GpuReservation& r) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", static_cast<double>(r.cpu_milli_per_gpu) / 1000);
+  std::snprintf(buf, sizeof buf, "%.10g", static_cast<double>(r.cpu_milli_per_gpu) / kMilliPerUnit);
   std::string s = buf;
   if (r.mem_bytes_per_gpu != 0) {
     std::snprintf(buf, sizeof buf, ",%.10g",
-                  static_cast<double>(r.mem_bytes_per_gpu) / static_cast<double>(1LL << 30));
+                  static_cast<double>(r.mem_bytes_per_gpu) / static_cast<double>(kBytesPerGiB));
     s += buf;
   }
   return s;

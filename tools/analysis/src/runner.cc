@@ -1,10 +1,7 @@
 #include "utilsim/analysis/runner.h"
 
-#include <algorithm>
-#include <atomic>
-#include <thread>
-
 #include "utilsim/analysis/progress.h"
+#include "utilsim/engine/parallel.h"
 
 namespace utilsim {
 
@@ -27,25 +24,17 @@ Result<std::vector<RunResult>> RunPoliciesOn(const Inputs& in, const ClusterSpec
       return Status::Error(StatusCode::kInvalidArgument, "--policy: " + s.status().message());
 
   std::vector<Result<RunResult>> out(policies.size(), Status::Error("not run"));
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = std::min<size_t>(policies.size(), spec.threads > 0 ? spec.threads : hw);
-  std::atomic<size_t> next{0};
   size_t slot0 = 0;
   if (spec.progress)
     slot0 =
         spec.progress->AddRuns(policies.size(), EstimateSpan(in.workload, run.config().horizon));
-  auto worker = [&] {
-    for (size_t i; (i = next++) < policies.size();) {
-      EventObserver obs = spec.observer;
-      if (spec.progress) obs = spec.progress->Observer(slot0 + i, std::move(obs));
-      out[i] = run.Simulate(policies[i], std::move(obs));
-      if (spec.progress) spec.progress->Done(slot0 + i);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  ParallelFor(policies.size(), spec.threads > 0 ? static_cast<size_t>(spec.threads) : 0,
+              [&](size_t i) {
+                EventObserver obs = spec.observer;
+                if (spec.progress) obs = spec.progress->Observer(slot0 + i, std::move(obs));
+                out[i] = run.Simulate(policies[i], std::move(obs));
+                if (spec.progress) spec.progress->Done(slot0 + i);
+              });
 
   std::vector<RunResult> results;
   for (size_t i = 0; i < out.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/policies/fgd.h"
 
 namespace utilsim {
@@ -29,8 +30,8 @@ int64_t RoundUpFractional(Workload* w) {
   int64_t n = 0;
   for (Job& j : w->jobs) {
     if (!j.task.fractional()) continue;
-    const float share = static_cast<float>(j.task.gpu_milli) / 1000.0f;
-    j.task.gpu_milli = 1000;
+    const float share = static_cast<float>(j.task.gpu_milli) / kMilliPerUnit;
+    j.task.gpu_milli = kMilliPerUnit;
     // The job keeps its GPU time: busy `util` of its share is util x share
     // of the whole GPU, so its useful GPU-seconds do not change.
     j.util *= share;

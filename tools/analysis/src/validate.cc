@@ -5,10 +5,11 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
-#include <thread>
 
 #include "inspect_stats.h"
+#include "utilsim/engine/parallel.h"
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -69,7 +70,7 @@ WaitFidelity CompareWaits(const Workload& w, const RunResult& r) {
     rec.push_back(rw);
     sim.push_back(sw);
     err.push_back(std::fabs(sw - rw));
-    const int64_t day = j.submit.us / (int64_t{86400} * 1000000);
+    const int64_t day = j.submit.us / (86400 * kMicrosPerSecond);
     day_sum[day].first += rw;
     day_sum[day].second += sw;
     ++day_n[day];
@@ -176,11 +177,9 @@ Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& 
   RunSpec one = spec;
   one.threads = 1;
   std::vector<Result<std::vector<RunResult>>> results(sizes.size(), Status::Error("not run"));
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < sizes.size(); ++i)
-    threads.emplace_back(
-        [&, i] { results[i] = RunPoliciesOn(in, clusters[i], reg, {policy}, one); });
-  for (auto& t : threads) t.join();
+  // One thread per cluster size, each running its size single-threaded.
+  ParallelFor(sizes.size(), sizes.size(),
+              [&](size_t i) { results[i] = RunPoliciesOn(in, clusters[i], reg, {policy}, one); });
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (!results[i].ok()) return results[i].status();
     RunResult r = std::move(results[i]).value().front();

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/canonical.h"
 #include "utilsim/traces/telemetry_join.h"
 #include "utilsim/workloads/profile_library.h"
@@ -44,7 +45,7 @@ ProfileLibrary LibraryFromTelemetry(const traces::TelemetryData& t, const std::s
     if (lib.signal == UtilSignal::kUnknown) lib.signal = tr.signal;
     ProfileEntry e;
     e.key = tr.job.empty() ? tr.host + ":" + std::to_string(tr.gpu) : tr.job;
-    e.gpu_milli = 1000;
+    e.gpu_milli = kMilliPerUnit;
     // The last sample holds for the median sampling step.
     const Micros step = tr.time[tr.time.size() / 2] - tr.time[tr.time.size() / 2 - 1];
     e.duration = tr.time.back() - tr.time.front() + step;

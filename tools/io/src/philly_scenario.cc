@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/philly.h"
 
 namespace utilsim {
@@ -114,9 +115,10 @@ Result<PhillyScenario> BuildPhillyCpuScenario(const PhillyScenarioOptions& opt) 
                     "; input_cpu set for " + std::to_string(s.applied.input_set) +
                     " jobs, > 0.1 for " + std::to_string(s.applied.above_0_1) + ", mean " +
                     Fixed(s.applied.mean_input_cpu, 4));
-  s.notes.push_back("assumed: " + Fixed(static_cast<double>(opt.cpu_milli_per_gpu) / 1000.0, 2) +
-                    " cores per GPU (8-GPU server with 2 x 12-core CPUs); every task gets "
-                    "that x its GPUs (GPU-proportional baseline)");
+  s.notes.push_back(
+      "assumed: " + Fixed(static_cast<double>(opt.cpu_milli_per_gpu) / kMilliPerUnit, 2) +
+      " cores per GPU (8-GPU server with 2 x 12-core CPUs); every task gets "
+      "that x its GPUs (GPU-proportional baseline)");
   return s;
 }
 

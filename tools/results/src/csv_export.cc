@@ -80,7 +80,7 @@ class CsvFile {
     if (!status_.ok()) return status_;
     if (Status s = file_.Close(); !s.ok()) return s;
     if (Status s = CheckOutput(path_, guard_); !s.ok()) return s;
-    return file_.Commit(/*sync=*/true);
+    return file_.Commit();
   }
 
  private:

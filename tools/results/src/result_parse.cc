@@ -5,6 +5,7 @@
 #include <string>
 
 #include "result_schema.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim::results {
 namespace {
@@ -46,7 +47,7 @@ class RowReader {
       Bad();
       return 0;
     }
-    return std::llround(v * 1000.0);
+    return std::llround(v * kMilliPerUnit);
   }
   // NULL reads back as Micros(-1) when `nullable`.
   Micros Time(bool nullable = false) {

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <string>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim::results {
 namespace {
 
@@ -195,7 +197,7 @@ void JobRow(int64_t run_id, const JobRecord& j, std::vector<Cell>* row) {
           SpanCell(j.submit, j.finish),
           TimeCell(j.recorded_runtime),
           Cell::Int(j.tasks),
-          Cell::Real(static_cast<double>(j.gpu_milli) / 1000.0),
+          Cell::Real(static_cast<double>(j.gpu_milli) / kMilliPerUnit),
           Cell::Text(j.placement),
           Cell::Int(j.preemptions),
           Cell::Real(j.alloc_gpu_s),

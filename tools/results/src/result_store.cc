@@ -210,7 +210,7 @@ Status WriteResults(const std::vector<RunResult>& runs, const std::string& path,
   tmp.CloseFd();  // SQLite opens the (empty) file by name
   if (Status s = WriteDb(runs, tmp.path(), path); !s.ok()) return s;  // closes the connection
   if (Status s = CheckOutput(path, g); !s.ok()) return s;  // again, just before the rename
-  return tmp.Commit(/*sync=*/true);
+  return tmp.Commit();
 }
 
 Result<std::vector<RunResult>> ReadResults(const std::string& path) {

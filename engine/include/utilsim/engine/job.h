@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "utilsim/engine/time.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -17,11 +18,11 @@ using JobIndex = uint32_t;
 // Demand of one task of a job. A job is `tasks` identical tasks placed
 // all-or-nothing (gang); each task lives on one node.
 struct TaskDemand {
-  int32_t gpus = 0;           // GPUs per task (0 = CPU-only task)
-  int32_t gpu_milli = 1000;   // share of each GPU, 1..1000; <1000 only when gpus == 1
-  int64_t cpu_milli = 0;      // host CPU, milli-cores
-  int64_t mem_bytes = 0;      // host memory, bytes
-  int64_t gpu_mem_bytes = 0;  // GPU memory needed per GPU, bytes (0 = unknown)
+  int32_t gpus = 0;                   // GPUs per task (0 = CPU-only task)
+  int32_t gpu_milli = kMilliPerUnit;  // share of each GPU, 1..1000; <1000 only when gpus == 1
+  int64_t cpu_milli = 0;              // host CPU, milli-cores
+  int64_t mem_bytes = 0;              // host memory, bytes
+  int64_t gpu_mem_bytes = 0;          // GPU memory needed per GPU, bytes (0 = unknown)
   // MIG instance profile each GPU of the task needs, as an index into
   // mig::GpuModel::profiles (the same order on every MIG model), or -1 = not
   // a MIG task. Set only by dynamic MIG right-sizing (mig_cluster.h); such a
@@ -32,7 +33,7 @@ struct TaskDemand {
 
   // Total GPU share of the task in milli-GPU.
   int64_t total_gpu_milli() const { return int64_t{gpus} * gpu_milli; }
-  bool fractional() const { return gpus == 1 && gpu_milli < 1000; }
+  bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerUnit; }
   bool operator==(const TaskDemand&) const = default;
 };
 

@@ -33,6 +33,7 @@
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/mig.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -89,7 +90,7 @@ bool HasMig(const ClusterSpec& spec);
 // whole instances). Multi-GPU and CPU-only jobs are otherwise unchanged.
 struct RightSizeParams {
   double tolerance = 0.9;                         // (0, 1]
-  int64_t unknown_mem_bytes = int64_t{10} << 30;  // 10 GiB, a stated assumption
+  int64_t unknown_mem_bytes = 10 * kBytesPerGiB;  // 10 GiB, a stated assumption
   mig::MigSpeedParams speed;
 };
 struct RightSizeStats {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string_view>
 
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 
 struct Micros {
@@ -25,7 +27,7 @@ struct Micros {
     us += o.us;
     return *this;
   }
-  constexpr double seconds() const { return static_cast<double>(us) / 1e6; }
+  constexpr double seconds() const { return static_cast<double>(us) / kMicrosPerSecond; }
 };
 
 // Largest magnitude (in seconds) accepted from any input: 1000 years. Keeps
@@ -34,7 +36,7 @@ inline constexpr double kMaxSeconds = 1000.0 * 365.0 * 86400.0;
 inline constexpr Micros kNever{INT64_MAX};
 
 // Exact conversion for integer seconds.
-constexpr Micros Seconds(int64_t s) { return Micros(s * 1000000); }
+constexpr Micros Seconds(int64_t s) { return Micros(s * kMicrosPerSecond); }
 
 // Rounds a finite number of seconds to the nearest microsecond. Returns
 // nullopt when s is NaN, infinite or beyond kMaxSeconds.

@@ -18,6 +18,7 @@
 
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/trace.h"
 
 namespace utilsim::traces {
@@ -38,13 +39,13 @@ inline constexpr char kAaicWarnUnknownTermcode[] = "termcode outside 0..4";
 // repository, so it is called "AAIC-GPU" with memory 0 (unknown).
 inline constexpr int32_t kAaicGpusPerNode = 8;
 inline constexpr int64_t kAaicCoresPerNode = 20;
-inline constexpr int64_t kAaicNodeMemBytes = int64_t{256} << 30;
+inline constexpr int64_t kAaicNodeMemBytes = 256 * kBytesPerGiB;
 inline constexpr char kAaicGpuModel[] = "AAIC-GPU";
 // Installed GPU nodes (the scheduler managed 32 to 40 of them over time).
 inline constexpr int32_t kAaicInstalledNodes = 50;
 // Default per-GPU share of a node given to every job, since the trace has
 // no CPU or memory demand: 20 cores / 8 and 256 GiB / 8.
-inline constexpr int64_t kAaicCpuMilliPerGpu = kAaicCoresPerNode * 1000 / kAaicGpusPerNode;
+inline constexpr int64_t kAaicCpuMilliPerGpu = kAaicCoresPerNode * kMilliPerUnit / kAaicGpusPerNode;
 inline constexpr int64_t kAaicMemBytesPerGpu = kAaicNodeMemBytes / kAaicGpusPerNode;
 
 struct AaicOptions {

@@ -28,6 +28,7 @@
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/engine/time.h"
+#include "utilsim/engine/units.h"
 #include "utilsim/traces/trace.h"
 
 namespace utilsim::traces {
@@ -46,7 +47,7 @@ struct PhillyOptions {
   // Host resources per GPU, assumed (the machine list has GPUs only):
   // a node gets gpus x these (2-GPU: 16 cores, 128 GiB; 8-GPU: 64, 512).
   int64_t cpu_milli_per_gpu = 8000;
-  int64_t mem_bytes_per_gpu = int64_t{64} << 30;
+  int64_t mem_bytes_per_gpu = 64 * kBytesPerGiB;
   // true: one NodeGroup per machine shape ("<gpus>gpu-<GiB>g"); false: one
   // group of count 1 per machine, named by machineId, so that node names
   // match Job::recorded_hosts.

@@ -13,7 +13,14 @@
 //  - before one is created, the temporary files of the same target left by
 //    processes that no longer run (kill -9, a crash, power loss) are removed;
 //  - Commit() refuses to rename over anything but a regular file (a link,
-//    FIFO, device, socket or folder stays as it is).
+//    FIFO, device, socket or folder stays as it is);
+//  - the one fsync rule: Commit() fsync()s the file before the rename (so the
+//    name never points at data still only in the page cache) and the folder
+//    after it (so the rename itself survives a power loss). Every writer
+//    commits this way; there is no unsynchronised commit.
+//
+// AtomicFile (text_writer.h) is TempFile behind a buffered stream; it commits
+// through TempFile::Commit, which is the only rename-into-place path.
 //
 // Thread-safety: distinct TempFile objects may be used from any threads; one
 // writer per target path at a time.
@@ -68,11 +75,15 @@ class TempFile {
   // like SQLite, closes it first).
   void CloseFd();
 
-  // fsync()s the file when `sync`, checks CheckReplaceable(target) and renames
-  // the file over the target. On any failure the file is removed and the
-  // target left as it was. Errors: "<target>: cannot flush to disk: ...",
-  // "<target>: cannot rename into place: ...", CheckReplaceable's.
-  Status Commit(bool sync);
+  // fsync()s the file, checks CheckReplaceable(target), renames the file over
+  // the target and fsync()s the target's folder. On a failure before the
+  // rename the file is removed and the target left as it was. Errors:
+  // "<target>: cannot flush to disk: ...", "<target>: cannot rename into
+  // place: ...", CheckReplaceable's, and, after the rename (the target is
+  // then already replaced), "<target>: cannot flush the directory <dir> to
+  // disk: ..." (a file system that cannot sync folders, EINVAL, is not an
+  // error).
+  Status Commit();
   // Removes the file now (as the destructor would).
   void Discard();
 

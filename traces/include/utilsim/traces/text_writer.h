@@ -30,10 +30,10 @@ void AppendCsvField(std::string* out, std::string_view text, char delimiter = ',
 
 // A file written to a temporary file beside `path` (TempFile, temp_file.h:
 // `.<name>.utilsim-tmp-<pid>`, removed on SIGINT/SIGTERM) and renamed to
-// `path` by Commit(), so a failed or interrupted write never leaves a
-// complete-looking file. Without a successful Commit() the destructor removes
-// the temporary file. Commit() refuses to replace anything but a regular file.
-// Not copyable; one writer at a time per path.
+// `path` by Commit() (TempFile::Commit: fsync, rename, fsync of the folder),
+// so a failed or interrupted write never leaves a complete-looking file. Without a successful
+// Commit() the destructor removes the temporary file. Commit() refuses to replace anything but a
+// regular file. Not copyable; one writer at a time per path.
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);
@@ -49,9 +49,9 @@ class AtomicFile {
   // caller can finish related work (or check the target again) before
   // Commit(). Optional.
   Status Close();
-  // Closes (if still open) and renames; fsync()s first when `sync`. Call at
-  // most once.
-  Status Commit(bool sync = false);
+  // Closes (if still open) and commits the TempFile (temp_file.h: fsync of
+  // the file, rename, fsync of the folder). Call at most once.
+  Status Commit();
 
   const std::string& path() const { return path_; }
   const std::string& temp_path() const { return tmp_; }

@@ -21,15 +21,16 @@
 
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
 struct ProfileEntry {
-  std::string key;           // where it came from, e.g. "genai:pod-17" or "philly:job-3"
-  int64_t gpu_milli = 1000;  // total GPU share of the measured entity
-  Micros duration{0};        // measured span (> 0)
-  UtilSeries series;         // offsets from 0 within [0, duration)
-  double mean = 0;           // time-weighted mean of series over [0, duration)
+  std::string key;                    // where it came from, e.g. "genai:pod-17" or "philly:job-3"
+  int64_t gpu_milli = kMilliPerUnit;  // total GPU share of the measured entity
+  Micros duration{0};                 // measured span (> 0)
+  UtilSeries series;                  // offsets from 0 within [0, duration)
+  double mean = 0;                    // time-weighted mean of series over [0, duration)
 };
 
 int GpuBucket(int64_t gpu_milli);

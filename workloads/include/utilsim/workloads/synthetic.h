@@ -25,6 +25,7 @@
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/engine/units.h"
 
 namespace utilsim {
 
@@ -35,7 +36,7 @@ struct SyntheticParams {
   int32_t nodes = 64;         // >= 1
   int32_t gpus_per_node = 8;  // 1..64
   std::string gpu_model = "A100-80GB";
-  int64_t gpu_mem_bytes = int64_t{80} << 30;
+  int64_t gpu_mem_bytes = 80 * kBytesPerGiB;
   int64_t node_cpu_milli = 96000;             // 96 cores, > 0
   int64_t node_mem_bytes = int64_t{1} << 40;  // 1 TiB, > 0
   // Offered GPU demand / GPU capacity over the arrival span, > 0. 0.9 gives

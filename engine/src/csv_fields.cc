@@ -2,9 +2,10 @@
 #include <charconv>
 #include <cmath>
 
-#include "utilsim/traces/csv.h"
+#include "utilsim/engine/csv.h"
+#include "utilsim/engine/units.h"
 
-namespace utilsim::traces {
+namespace utilsim {
 
 namespace {
 
@@ -66,8 +67,8 @@ std::optional<Micros> ParseSeconds(std::string_view s) {
     return FromSeconds(*d);
   }
   for (int k = frac_digits; k < 6; ++k) frac *= 10;
-  int64_t us = whole * 1000000 + frac + (round_up ? 1 : 0);
-  if (static_cast<double>(us) > kMaxSeconds * 1e6) return std::nullopt;
+  int64_t us = whole * kMicrosPerSecond + frac + (round_up ? 1 : 0);
+  if (static_cast<double>(us) > kMaxSeconds * kMicrosPerSecond) return std::nullopt;
   return Micros(neg ? -us : us);
 }
 
@@ -129,4 +130,4 @@ Result<std::optional<Micros>> CsvReader::OptTime(size_t i) const {
   return std::optional<Micros>(v.value());
 }
 
-}  // namespace utilsim::traces
+}  // namespace utilsim

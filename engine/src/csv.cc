@@ -1,15 +1,14 @@
-// CsvReader: buffering, record framing and field splitting. Byte sources
-// are in csv_input.cc, typed accessors in csv_fields.cc.
-#include "utilsim/traces/csv.h"
+// CsvReader: buffering, record framing and field splitting. Plain-file and
+// in-memory byte sources are in csv_input.cc (gzip: traces/src/csv_input.cc),
+// typed accessors in csv_fields.cc.
+#include "utilsim/engine/csv.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
-#include "csv_input.h"
-
-namespace utilsim::traces {
+namespace utilsim {
 
 namespace {
 
@@ -50,8 +49,6 @@ size_t ScanQuoted(const char* p, size_t avail, bool eof, char delim) {
 
 }  // namespace
 
-using internal::CsvInput;
-
 CsvReader::CsvReader(std::string source, const CsvOptions& options, std::unique_ptr<CsvInput> input)
     : source_(std::move(source)), options_(options), input_(std::move(input)) {
   buf_.resize(std::clamp<size_t>(options_.buffer_size, 4, kMaxBuffer));
@@ -66,19 +63,22 @@ CsvReader::CsvReader(CsvReader&&) noexcept = default;
 CsvReader& CsvReader::operator=(CsvReader&&) noexcept = default;
 CsvReader::~CsvReader() = default;
 
-Result<CsvReader> CsvReader::Open(const std::string& path, const CsvOptions& options) {
-  auto input = internal::OpenCsvInput(path);
-  if (!input.ok()) return input.status();
-  CsvReader reader(path, options, std::move(input).value());
+Result<CsvReader> CsvReader::FromInput(std::unique_ptr<CsvInput> input, std::string source_name,
+                                       const CsvOptions& options) {
+  CsvReader reader(std::move(source_name), options, std::move(input));
   if (Status s = reader.ReadHeader(); !s.ok()) return s;
   return reader;
 }
 
+Result<CsvReader> CsvReader::OpenPlain(const std::string& path, const CsvOptions& options) {
+  auto input = OpenFileCsvInput(path);
+  if (!input.ok()) return input.status();
+  return FromInput(std::move(input).value(), path, options);
+}
+
 Result<CsvReader> CsvReader::FromText(std::string text, const std::string& source_name,
                                       const CsvOptions& options) {
-  CsvReader reader(source_name, options, internal::TextCsvInput(std::move(text)));
-  if (Status s = reader.ReadHeader(); !s.ok()) return s;
-  return reader;
+  return FromInput(TextCsvInput(std::move(text)), source_name, options);
 }
 
 int CsvReader::Find(std::string_view name) const {
@@ -267,4 +267,4 @@ Status CsvReader::ReadHeader() {
   return Status::Ok();
 }
 
-}  // namespace utilsim::traces
+}  // namespace utilsim
