@@ -2,6 +2,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -48,7 +49,7 @@ Status ParseProfile(const YAML::Node& p, const std::string& src, const PolicyReg
     return Status::Error(At(src, p, "filters") + "missing (a list of filter plugins)");
   for (const auto& f : p["filters"]) {
     const std::string name = f.as<std::string>();
-    if (!MakeFilterPlugin(name))
+    if (!reg.MakeFilter(name))
       return Status::Error(At(src, f, "filters") + "unknown filter plugin '" + name + "'");
     out->filters.push_back(name);
   }
@@ -67,7 +68,7 @@ Status ParseProfile(const YAML::Node& p, const std::string& src, const PolicyReg
           return Status::Error(At(src, kv.first, key) + "unknown key (expected plugin, weight)");
       }
       const std::string name = s["plugin"].as<std::string>();
-      if (!MakeScorePlugin(name))
+      if (!reg.MakeScore(name))
         return Status::Error(At(src, s["plugin"], "plugin") + "unknown score plugin '" + name +
                              "'");
       int64_t weight = 1;
@@ -108,11 +109,17 @@ Status LoadProfilesFromString(const std::string& text, const std::string& source
     for (const auto& p : root["profiles"]) {
       ProfileSpec spec;
       if (Status s = ParseProfile(p, source, *reg, &spec); !s.ok()) return s;
-      auto factory = [spec]() -> std::unique_ptr<PlacementPolicy> {
+      // The plugins as registered now (a copy of the factories: the profile
+      // does not depend on the registry living on).
+      std::map<std::string, PolicyRegistry::FilterFactory> fmake;
+      std::map<std::string, PolicyRegistry::ScoreFactory> smake;
+      for (const auto& f : spec.filters) fmake[f] = reg->FilterFactoryOf(f);
+      for (const auto& [n, w] : spec.scores) smake[n] = reg->ScoreFactoryOf(n);
+      auto factory = [spec, fmake, smake]() -> std::unique_ptr<PlacementPolicy> {
         std::vector<std::unique_ptr<FilterPlugin>> filters;
-        for (const auto& f : spec.filters) filters.push_back(MakeFilterPlugin(f));
+        for (const auto& f : spec.filters) filters.push_back(fmake.at(f)());
         std::vector<WeightedScore> scores;
-        for (const auto& [n, w] : spec.scores) scores.push_back({MakeScorePlugin(n), w});
+        for (const auto& [n, w] : spec.scores) scores.push_back({smake.at(n)(), w});
         return std::make_unique<FrameworkPlacement>(spec.name, "1", std::move(filters),
                                                     std::move(scores));
       };

@@ -106,6 +106,58 @@ Status PolicyRegistry::AddProfile(PolicyInfo info, std::string queue, PlacementF
 
 bool PolicyRegistry::Has(const std::string& name) const { return entries_.count(name) > 0; }
 
+namespace {
+
+template <typename F>
+Status AddPlugin(std::map<std::string, F>* m, const char* kind, const std::string& name, F f,
+                 PolicyRegistry::OnDuplicate dup) {
+  if (name.empty())
+    return Status::Error(StatusCode::kInvalidArgument,
+                         std::string(kind) + " plugin with an empty name");
+  if (!f)
+    return Status::Error(StatusCode::kInvalidArgument,
+                         std::string(kind) + " plugin '" + name + "': no factory");
+  if (m->count(name) && dup == PolicyRegistry::OnDuplicate::kError)
+    return Status::Error(StatusCode::kInvalidArgument,
+                         std::string(kind) + " plugin '" + name + "' is registered already");
+  (*m)[name] = std::move(f);
+  return Status::Ok();
+}
+
+template <typename F>
+std::vector<std::string> Names(const std::map<std::string, F>& m) {
+  std::vector<std::string> out;
+  for (const auto& [name, f] : m) out.push_back(name);
+  return out;
+}
+
+}  // namespace
+
+Status PolicyRegistry::AddFilterPlugin(const std::string& name, FilterFactory f, OnDuplicate dup) {
+  return AddPlugin(&filters_, "filter", name, std::move(f), dup);
+}
+Status PolicyRegistry::AddScorePlugin(const std::string& name, ScoreFactory f, OnDuplicate dup) {
+  return AddPlugin(&scores_, "score", name, std::move(f), dup);
+}
+std::unique_ptr<FilterPlugin> PolicyRegistry::MakeFilter(const std::string& name) const {
+  auto it = filters_.find(name);
+  return it == filters_.end() ? nullptr : it->second();
+}
+std::unique_ptr<ScorePlugin> PolicyRegistry::MakeScore(const std::string& name) const {
+  auto it = scores_.find(name);
+  return it == scores_.end() ? nullptr : it->second();
+}
+PolicyRegistry::FilterFactory PolicyRegistry::FilterFactoryOf(const std::string& name) const {
+  auto it = filters_.find(name);
+  return it == filters_.end() ? FilterFactory() : it->second;
+}
+PolicyRegistry::ScoreFactory PolicyRegistry::ScoreFactoryOf(const std::string& name) const {
+  auto it = scores_.find(name);
+  return it == scores_.end() ? ScoreFactory() : it->second;
+}
+std::vector<std::string> PolicyRegistry::FilterNames() const { return Names(filters_); }
+std::vector<std::string> PolicyRegistry::ScoreNames() const { return Names(scores_); }
+
 // Built on demand, not at registration: decorators count the instances
 // their factories make (mig_run.cc), and most registries are never listed.
 // Built with the default parameters.
@@ -218,6 +270,10 @@ void Must(const Status& s) {
 
 PolicyRegistry BuiltinPolicies() {
   PolicyRegistry r;
+  for (const std::string& name : FilterPluginNames())
+    Must(r.AddFilterPlugin(name, [name] { return MakeFilterPlugin(name); }));
+  for (const std::string& name : ScorePluginNames())
+    Must(r.AddScorePlugin(name, [name] { return MakeScorePlugin(name); }));
   Must(r.AddQueue(
       {"fifo", "", "", "first come first served by submit time; the head blocks the queue"},
       MakeFifoQueue));

@@ -79,11 +79,18 @@ for f in flags.make link.txt; do
     fail "the example's $f names the source or build tree"
 done
 out=$("$tmp/example/cpp_basic") || fail "cpp_basic exited $?: $out"
-expected="a: start 0 s, finish 100 s, on small:0,1,2,3
+expected="best-fit (queue fifo v1, placement best-fit v1):
+a: start 0 s, finish 100 s, on small:0,1,2,3
 b: start 10 s, finish 110 s, on big:0,1,2,3,4,5,6,7
 c: start 100 s, finish 130 s, on small:0,1,2,3
 allocation: 84.6 %
-effective utilization: 71.8 %"
+effective utilization: 71.8 %
+fifo+most-free (queue fifo v1, placement most-free v3):
+a: start 0 s, finish 100 s, on big:0,1,2,3
+b: start 100 s, finish 200 s, on big:0,1,2,3,4,5,6,7
+c: start 100 s, finish 130 s, on small:0,1,2,3
+allocation: 55.0 %
+effective utilization: 46.7 %"
 if [[ $out != "$expected" ]]; then
   printf 'cpp_basic printed:\n%s\nexpected:\n%s\n' "$out" "$expected" >&2
   fail "cpp_basic's output"
@@ -120,4 +127,15 @@ out=$("$tmp/sub/consumer") || fail "consumer exited $?: $out"
 [[ $out == "best-fit: ok" ]] || fail "consumer printed: $out"
 ! grep -q -e "-Werror" -r "$tmp/sub" --include=flags.make || fail "-Werror in the subproject's flags"
 echo "$out"
+
+# 5. The C ABI and its example (c_example_test.sh) against the same prefix;
+# skipped with a line when the C ABI was not built. (The Python examples
+# have their own test, Install.PythonExamples.)
+if [[ -f $prefix/include/utilsim/c/utilsim.h ]]; then
+  step "docs/examples/c-basic against $prefix"
+  bash "$src/tests/install/c_example_test.sh" "$prefix" "$src" "$cmake" "${CC:-cc}" ||
+    fail "c_example_test.sh"
+else
+  echo "skipped the C example: the C ABI was not built (UTILSIM_C_ABI)"
+fi
 echo "install_test: OK"

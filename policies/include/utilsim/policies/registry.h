@@ -22,6 +22,7 @@
 
 #include "utilsim/engine/scheduler.h"
 #include "utilsim/engine/status.h"
+#include "utilsim/policies/framework.h"
 #include "utilsim/policies/params.h"
 #include "utilsim/policies/placement_policy.h"
 #include "utilsim/policies/queue_policy.h"
@@ -88,6 +89,26 @@ class PolicyRegistry {
   Status AddProfile(PolicyInfo info, std::string queue, ParamPlacementFactory f,
                     OnDuplicate dup = OnDuplicate::kError);
 
+  // Filter and score plugins of the placement framework (framework.h), by
+  // the name YAML profiles give them. BuiltinPolicies() adds the built-in
+  // ones (FilterPluginNames, ScorePluginNames); out-of-tree code adds its
+  // own before LoadProfiles. Errors: an empty name, one registered already
+  // (unless kReplace), an empty factory.
+  using FilterFactory = std::function<std::unique_ptr<FilterPlugin>()>;
+  using ScoreFactory = std::function<std::unique_ptr<ScorePlugin>()>;
+  Status AddFilterPlugin(const std::string& name, FilterFactory f,
+                         OnDuplicate dup = OnDuplicate::kError);
+  Status AddScorePlugin(const std::string& name, ScoreFactory f,
+                        OnDuplicate dup = OnDuplicate::kError);
+  // A new plugin of that name; nullptr for a name not registered.
+  std::unique_ptr<FilterPlugin> MakeFilter(const std::string& name) const;
+  std::unique_ptr<ScorePlugin> MakeScore(const std::string& name) const;
+  // The factory registered under `name`; empty for an unknown name.
+  FilterFactory FilterFactoryOf(const std::string& name) const;
+  ScoreFactory ScoreFactoryOf(const std::string& name) const;
+  std::vector<std::string> FilterNames() const;  // sorted
+  std::vector<std::string> ScoreNames() const;   // sorted
+
   bool Has(const std::string& name) const;
   // All entries sorted by kind, then name, with their versions (each
   // policy built once to read its id()).
@@ -119,6 +140,8 @@ class PolicyRegistry {
   Status Insert(Entry e, OnDuplicate dup);
   std::string VersionOf(const Entry& e) const;
   std::map<std::string, Entry> entries_;
+  std::map<std::string, FilterFactory> filters_;
+  std::map<std::string, ScoreFactory> scores_;
 };
 
 // The built-in policies of this version.
