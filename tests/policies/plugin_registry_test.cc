@@ -41,7 +41,11 @@ TEST(PluginRegistry, AProfileNamesAPluginRegisteredOutOfTree) {
       "    scores: [{plugin: last-node, weight: 1}]\n",
       "p.yaml", &reg);
   ASSERT_TRUE(loaded.ok()) << loaded.message();
-  auto place = reg.MakePlacement("backwards");
+  // The profile keeps copies of the plugin factories: a copy of the
+  // registry works after the registry it was loaded into is gone.
+  PolicyRegistry copy = reg;
+  reg = PolicyRegistry();
+  auto place = copy.MakePlacement("backwards");
   ASSERT_TRUE(place.ok()) << place.status().message();
   auto state = ClusterState::Build(ThreeNodes());
   ASSERT_TRUE(state.ok());
