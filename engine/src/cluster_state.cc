@@ -64,6 +64,7 @@ Result<ClusterState> ClusterState::Build(const ClusterSpec& spec) {
   s.free_cpu_.resize(nn);
   s.free_mem_.resize(nn);
   s.tasks_on_.assign(nn, 0);
+  s.cordoned_.assign(nn, 0);
   s.buckets_.assign(static_cast<size_t>(s.num_models() + 1) * (s.max_gpus_ + 1), NodeSet(nn));
   int32_t off = 0;
   for (NodeIndex i = 0; i < nn; ++i) {
@@ -117,6 +118,7 @@ int32_t ClusterState::LargestShare(NodeIndex n) const {
 }
 
 bool ClusterState::CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
+  if (cordoned_[n]) return false;
   if (free_cpu_[n] < d.cpu_milli || free_mem_[n] < d.mem_bytes) return false;
   if (d.gpus == 0) return mask == kAnyModel || ModelAllowed(n, mask);
   if (!ModelAllowed(n, mask) || nodes_[n].model < 0) return false;
@@ -257,7 +259,7 @@ void ClusterState::UpdateNode(NodeIndex n, int32_t old_whole) {
   for (int i = 0; i < nodes_[n].gpus; ++i) whole += g[i] == kMilliPerUnit;
   free_whole_[n] = whole;
   whole_free_total_ += whole - old_whole;
-  if (whole != old_whole) {
+  if (whole != old_whole && !cordoned_[n]) {  // a cordoned node is in no bucket
     const size_t base = static_cast<size_t>(nodes_[n].model + 1) * (max_gpus_ + 1);
     buckets_[base + old_whole].erase(n);
     buckets_[base + whole].insert(n);
@@ -267,13 +269,29 @@ void ClusterState::UpdateNode(NodeIndex n, int32_t old_whole) {
 
 void ClusterState::UpdateTree(NodeIndex n) {
   size_t pos = leaves_ + n;
-  tree_[pos] = Maxes{free_whole_[n], LargestShare(n), free_cpu_[n], free_mem_[n]};
+  // A cordoned node's leaf says "nothing free", so searches never descend to it.
+  tree_[pos] =
+      cordoned_[n] ? Maxes{} : Maxes{free_whole_[n], LargestShare(n), free_cpu_[n], free_mem_[n]};
   for (pos /= 2; pos >= 1; pos /= 2) {
     const Maxes& a = tree_[2 * pos];
     const Maxes& b = tree_[2 * pos + 1];
     tree_[pos] = Maxes{std::max(a.whole, b.whole), std::max(a.share, b.share),
                        std::max(a.cpu, b.cpu), std::max(a.mem, b.mem)};
   }
+}
+
+void ClusterState::SetCordoned(NodeIndex n, bool cordoned) {
+  if (static_cast<bool>(cordoned_[n]) == cordoned) return;
+  cordoned_[n] = cordoned ? 1 : 0;
+  cordoned_count_ += cordoned ? 1 : -1;
+  NodeSet& bucket =
+      buckets_[static_cast<size_t>(nodes_[n].model + 1) * (max_gpus_ + 1) + free_whole_[n]];
+  if (cordoned) {
+    bucket.erase(n);
+  } else {
+    bucket.insert(n);
+  }
+  UpdateTree(n);
 }
 
 const NodeSet& ClusterState::Bucket(int model, int k) const {

@@ -17,6 +17,7 @@ class Colocate final : public PlacementPolicy {
   }
   void Init(const Workload& w) override { best_fit_->Init(w); }
 
+  bool uses_running_jobs() const override { return true; }
   void BeginPass(PassContext& ctx) override {
     Shape(ctx.cluster());
     std::fill(load_.begin(), load_.end(), 0.0);

@@ -9,6 +9,7 @@
 #include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/fgd.h"
 #include "utilsim/policies/framework.h"
+#include "utilsim/policies/least_loaded.h"
 #include "utilsim/policies/packing.h"
 #include "utilsim/policies/queues_extra.h"
 
@@ -398,6 +399,11 @@ PolicyRegistry BuiltinPolicies() {
          .help = "most summed solo GPU utilization (util x share) of the fractional jobs on "
                  "one shared GPU; 0 keeps busy fractional jobs apart"}}},
       [](const ParamValues& v, uint64_t) { return MakeColocate(v.Double("threshold")); }));
+  Must(r.AddPlacement(
+      {"least-loaded", "", "",
+       "measured-load spreading: a task goes to the node (fractional: the GPU) whose GPUs run "
+       "the least summed solo utilization of running jobs; ties best fit (docs/live-k8s.md)"},
+      MakeLeastLoaded));
   Must(r.AddSeededPlacement(
       {"random", "", "", "uniform choice among feasible nodes, drawn from the run's --seed"},
       [](uint64_t seed) { return MakeRandomPlacement(seed); }));

@@ -78,10 +78,21 @@ TEST(Placer, BadUpdatesAreErrors) {
 // the Placer, told only what started and finished, must choose exactly the
 // placement the simulation chose (fifo-skip, non-preemptive, so each start is
 // the placement's decision on the state at that instant).
+// RandomJobs with a measured utilization per job (0.05..1), which colocate
+// and least-loaded read from the running jobs.
+Workload WithUtil(Workload w) {
+  for (size_t i = 0; i < w.jobs.size(); ++i) {
+    w.jobs[i].util = static_cast<float>((i * 37 % 20 + 1) / 20.0);
+    w.jobs[i].util_known = true;
+  }
+  return w;
+}
+
 TEST(Placer, SameDecisionsAsTheSimulator) {
-  for (const char* placement : {"first-fit", "best-fit", "worst-fit", "tetris", "fgd"}) {
+  for (const char* placement :
+       {"first-fit", "best-fit", "worst-fit", "tetris", "fgd", "colocate", "least-loaded"}) {
     SCOPED_TRACE(placement);
-    const Workload w = mix::RandomJobs(11);
+    const Workload w = WithUtil(mix::RandomJobs(11));
     auto s = BuiltinPolicies().Make(std::string("fifo-skip+") + placement);
     ASSERT_TRUE(s.ok());
     struct Ev {
@@ -116,6 +127,76 @@ TEST(Placer, SameDecisionsAsTheSimulator) {
     }
     EXPECT_EQ(starts, static_cast<int64_t>(w.jobs.size()));
   }
+}
+
+// least-loaded through the Placer: measured loads decide, SetUtil moves
+// them, and the ranking among candidates ignores the other nodes.
+TEST(Placer, LeastLoadedFollowsMeasuredUtilization) {
+  auto made = Placer::Create(ThreeNodes(), "least-loaded");
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  Placer& p = *made.value();
+  Job busy = Gpus(1), idle = Gpus(1);
+  busy.util = 0.9f;
+  idle.util = 0.1f;
+  // n-0 and n-1 each run one 1-GPU job; n-2 is empty (load 0).
+  ASSERT_TRUE(p.Started("busy", busy, {{0, 0b1}}).ok());
+  ASSERT_TRUE(p.Started("idle", idle, {{1, 0b1}}).ok());
+  // Loads: n-0 0.9/4, n-1 0.1/4, n-2 0: the empty node first, then n-1.
+  auto r = p.Rank(Gpus(1), 3);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(p.Describe(r[0]), "n-2:0");
+  EXPECT_EQ(p.Describe(r[1]), "n-1:1");
+  EXPECT_EQ(p.Describe(r[2]), "n-0:1");
+  // Among n-0 and n-1 only: n-1 (measured idle) before n-0 (busy).
+  auto among = p.RankAmong(Gpus(1), 5, {0, 1});
+  ASSERT_EQ(among.size(), 2u);
+  EXPECT_EQ(p.Describe(among[0]), "n-1:1");
+  EXPECT_EQ(p.Describe(among[1]), "n-0:1");
+  EXPECT_EQ(p.state().cordoned_count(), 0u);  // RankAmong leaves nothing cordoned
+  // New measurements swap the two: now n-0 is the idle one.
+  ASSERT_TRUE(p.SetUtil("busy", 0.05f).ok());
+  ASSERT_TRUE(p.SetUtil("idle", 0.95f).ok());
+  among = p.RankAmong(Gpus(1), 1, {0, 1});
+  ASSERT_EQ(among.size(), 1u);
+  EXPECT_EQ(p.Describe(among[0]), "n-0:1");
+  EXPECT_FLOAT_EQ(p.job("busy")->util, 0.05f);
+  EXPECT_FALSE(p.SetUtil("nobody", 0.5f).ok());
+  EXPECT_FALSE(p.SetUtil("busy", 1.5f).ok());
+  EXPECT_TRUE(p.Fits(Gpus(4), 2));
+  EXPECT_FALSE(p.Fits(Gpus(4), 0));  // 3 GPUs free there
+  EXPECT_EQ(p.NodeIndexOf("n-2"), 2);
+  EXPECT_EQ(p.NodeIndexOf("n-9"), -1);
+}
+
+// colocate through the Placer sees the running jobs' loads (before, a
+// Placer's colocate saw none): a fractional job joins the shared GPU while
+// the summed load stays under the threshold, else takes a whole-free GPU.
+TEST(Placer, ColocateSeesRunningLoads) {
+  auto made = Placer::Create(ThreeNodes(), "colocate:threshold=1");
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  Placer& p = *made.value();
+  Job half = Gpus(1);
+  half.task.gpu_milli = 500;
+  half.util = 0.8f;  // solo load 0.4 per job
+  ASSERT_TRUE(p.Started("a", half, {{1, 0b10}}).ok());
+  // 0.4 + 0.4 <= 1: joins n-1's GPU 1.
+  EXPECT_EQ(p.Describe(*p.Place(half)), "n-1:1");
+  Job heavy = half;
+  heavy.task.gpu_milli = 400;
+  heavy.util = 1.0f;                       // solo 0.4: 0.4 + 0.4 fits; raise a's load first
+  ASSERT_TRUE(p.SetUtil("a", 1.0f).ok());  // a's load 0.5; 0.5 + 0.4 <= 1 still
+  EXPECT_EQ(p.Describe(*p.Place(heavy)), "n-1:1");
+  Job heavier = heavy;
+  heavier.task.gpu_milli = 500;  // solo 0.5 + 0.5 = 1.0 <= 1: joins
+  EXPECT_EQ(p.Describe(*p.Place(heavier)), "n-1:1");
+  ASSERT_TRUE(p.Started("b", heavy, {{1, 0b10}}).ok());  // GPU 1: 900 milli used, load 0.9
+  Job small = half;
+  small.task.gpu_milli = 100;
+  small.util = 1.0f;  // solo 0.1: 0.9 + 0.1 <= 1 joins
+  EXPECT_EQ(p.Describe(*p.Place(small)), "n-1:1");
+  ASSERT_TRUE(p.SetUtil("b", 1.0f).ok());  // load 0.5 + 0.4 = 0.9 (b's util was 1 already)
+  ASSERT_TRUE(p.SetUtil("a", 0.9f).ok());  // 0.45 + 0.4 + 0.1 <= 1
+  EXPECT_EQ(p.Describe(*p.Place(small)), "n-1:1");
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ TEST(Registry, BuiltinsListedWithVersions) {
                                            "placement:first-fit@1",
                                            "placement:gpu-clustering@1",
                                            "placement:gpu-packing@1",
+                                           "placement:least-loaded@1",
                                            "placement:random@2",
                                            "placement:stranding-hybrid@1",
                                            "placement:tetris@1",

@@ -90,7 +90,16 @@ class ClusterState {
   // True when node n can host one task of demand d now (model, GPUs, CPU, mem;
   // a fractional task needs one GPU where GpuFits).
   bool CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
-  // True when node n, empty, could host one task of d.
+  // Cordoning (Kubernetes' word): a cordoned node keeps what it holds
+  // (Allocate and Release work as before, totals count it) but hosts
+  // nothing new: CanHost is false and FindFirst skips it, so no policy
+  // places a task there; it is in no Bucket(), so policies that scan
+  // buckets never see it. For a caller asking "where among these nodes" (the live
+  // extender's candidate list, utilsim/policies/placer.h). O(log nodes).
+  void SetCordoned(NodeIndex n, bool cordoned);
+  bool cordoned(NodeIndex n) const { return cordoned_[n] != 0; }
+  size_t cordoned_count() const { return cordoned_count_; }
+  // True when node n, empty, could host one task of d (cordoning aside).
   bool CouldEverHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
   // GPUs a task of d would take on n if placed now: the lowest-indexed
   // whole-free GPUs for whole-GPU tasks — except on nodes of several NVLink
@@ -110,7 +119,8 @@ class ClusterState {
   void Release(const TaskPlacement& t, const TaskDemand& d);
 
   // --- indices ---
-  // Nodes of `model` (-1 for CPU-only) with exactly k whole-free GPUs.
+  // Nodes of `model` (-1 for CPU-only) with exactly k whole-free GPUs, not
+  // cordoned.
   const NodeSet& Bucket(int model, int k) const;
   // Leftmost node with index >= from that can host d now, or -1.
   int64_t FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask) const;
@@ -149,6 +159,8 @@ class ClusterState {
   std::vector<int32_t> free_whole_;
   std::vector<int64_t> free_cpu_, free_mem_;
   std::vector<int32_t> tasks_on_;
+  std::vector<uint8_t> cordoned_;  // 1 = cordoned
+  size_t cordoned_count_ = 0;
   // buckets_[(model + 1) * (max_gpus_ + 1) + k]
   std::vector<NodeSet> buckets_;
   std::vector<Maxes> tree_;

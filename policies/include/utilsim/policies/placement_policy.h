@@ -27,6 +27,10 @@ class PlacementPolicy {
   // Place, for policies that look at the running jobs (colocate). It must
   // not start, stop or allocate anything. Default: nothing.
   virtual void BeginPass(PassContext& /*ctx*/) {}
+  // True when BeginPass reads the running jobs (colocate, least-loaded):
+  // a Placer (placer.h) then builds a pass over the jobs it knows before
+  // each Place. Default: false.
+  virtual bool uses_running_jobs() const { return false; }
   // A placement for every task of `job`, or nullopt if it cannot start now.
   virtual std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) = 0;
   // Earliest time (> now) at which this policy could place something that it
