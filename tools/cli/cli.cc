@@ -12,6 +12,7 @@
 #include "cli_checks.h"
 #include "cli_options.h"
 #include "cli_usage.h"
+#include "cmd_exporter.h"
 #include "commands.h"
 #include "console_table.h"
 #include "plan_cmd.h"
@@ -416,6 +417,8 @@ int RunMain(int argc, char** argv) {
   AddDiagnoseOptions(diag, diag_opt);
   DecideCliOptions decide_opt;  // utilsim decide (cmd_decide.cc)
   CLI::App* decide = AddDecideCommand(&app, o, decide_opt);
+  ExporterCliOptions exporter_opt;  // utilsim exporter (cmd_exporter.cc)
+  CLI::App* exporter = AddExporterCommand(&app, exporter_opt);
 
   if (const std::string m = UnknownSubcommand(app, argc, argv); !m.empty())
     return Fail(m, kExitUsage);
@@ -520,6 +523,8 @@ int RunMain(int argc, char** argv) {
       (rep_out == "-" ? std::cerr : std::cout) << "Report written to " << rep_out << "\n";
   } else if (*decide) {
     st = DecideCommand(decide_opt, reg, std::cin, std::cout);
+  } else if (*exporter) {
+    st = ExporterCommand(exporter_opt);
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

@@ -111,10 +111,14 @@ void Count(const char* kind, std::string_view text, const Loc& loc, Warnings* wa
 
 }  // namespace
 
+const char* BusyWarning(double v, ValueKind kind) {
+  return CheckRaw(v, kDcgmBlank, kind == ValueKind::kPercent ? 100.0 : 1.0);
+}
+
 std::optional<float> BusyFromRaw(double v, ValueKind kind, std::string_view text, const Loc& loc,
                                  Warnings* warnings) {
   const double max = kind == ValueKind::kPercent ? 100.0 : 1.0;
-  if (const char* bad = CheckRaw(v, kDcgmBlank, max)) {
+  if (const char* bad = BusyWarning(v, kind)) {
     Count(bad, text, loc, warnings);
     return std::nullopt;
   }

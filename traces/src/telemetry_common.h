@@ -66,6 +66,10 @@ struct Loc {
 // clamped.
 std::optional<float> BusyFromRaw(double v, ValueKind kind, std::string_view text, const Loc& loc,
                                  Warnings* warnings);
+// The warning kind of a raw utilization value (kPercent / kRatio) that is
+// not a measurement (blank, non-finite, out of range), else nullptr: the
+// check BusyFromRaw makes (dcgm_series.h uses it too).
+const char* BusyWarning(double v, ValueKind kind);
 // Same for memory (kMiB / kBytes) -> bytes.
 std::optional<int64_t> BytesFromRaw(double v, ValueKind kind, std::string_view text, const Loc& loc,
                                     Warnings* warnings);
