@@ -17,19 +17,22 @@ BUILD_PKGS=(
   g++ cmake make
   libboost-graph-dev libyaml-cpp-dev libsqlite3-dev libeigen3-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev
+  libcpp-httplib-dev libssl-dev pkg-config
   nodejs
 )
 # clang-format (make test checks the formatting), pkg-config (the install test), GoogleTest (unit tests), clang's libFuzzer (tests/fuzz), Chromium and a font
 # (the report's browser test), python3 and the sqlite3 shell (the docs test,
 # tests/docs), GNU time (tests/bench), pybind11 and the Python headers (the
 # Python module, tools/python; skipped without them) with numpy and pandas
-# (its DataFrames and tests, tests/python).
+# (its DataFrames and tests, tests/python), and Prometheus (the live-mode tests
+# scrape `utilsim exporter` with a real one, tests/live).
 TEST_PKGS=(
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
   chromium fonts-dejavu-core
   python3 sqlite3 time pkg-config clang-format
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas
+  prometheus
 )
 
 list=0
