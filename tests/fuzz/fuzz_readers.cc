@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "fuzz_live_targets.h"
 #include "fuzz_targets.h"
 
 namespace {
@@ -26,7 +27,11 @@ std::string TempPath() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto& targets = utilsim::fuzz::Targets();
+  static const auto targets = [] {
+    auto t = utilsim::fuzz::Targets();
+    utilsim::fuzz::AddLiveTargets(&t);
+    return t;
+  }();
   static const char* name = std::getenv("UTILSIM_FUZZ_TARGET");
   static const utilsim::fuzz::Target* target = [] {
     auto it = name ? targets.find(name) : targets.end();

@@ -26,7 +26,7 @@ for target in $(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 -artifact_prefix="$TMP/"
   corpus="$TMP/corpus-$target"
   mkdir -p "$corpus"
   # Seed corpus: the fixtures written for that reader (by folder name) plus all CSV/YAML fixtures.
-  find "$ROOT/tests/fixtures" -type f \( -name '*.csv' -o -name '*.yaml' -o -name '*.swf' -o -name '*.txt' -o -name '*.json' -o -name '*.prom' \) \
+  find "$ROOT/tests/fixtures" -type f \( -name '*.csv' -o -name '*.yaml' -o -name '*.swf' -o -name '*.txt' -o -name '*.json' -o -name '*.jsonl' -o -name '*.prom' \) \
     -size -64k -exec cp -t "$corpus" {} + 2>/dev/null || true
   if UTILSIM_FUZZ_TARGET=$target "$BIN" "$corpus" -max_total_time="$SECS" -max_len=8192 \
        -artifact_prefix="$ROOT/build-fuzz/crash-$target-" \

@@ -419,6 +419,10 @@ int RunMain(int argc, char** argv) {
   CLI::App* decide = AddDecideCommand(&app, o, decide_opt);
   ExporterCliOptions exporter_opt;  // utilsim exporter (cmd_exporter.cc)
   CLI::App* exporter = AddExporterCommand(&app, exporter_opt);
+  ServeCliOptions serve_opt;  // utilsim serve k8s-extender (cmd_serve.cc)
+  CLI::App* serve = AddServeCommand(&app, serve_opt);
+  ShadowReportCliOptions shadow_opt;  // utilsim shadow-report (cmd_serve.cc)
+  CLI::App* shadow = AddShadowReportCommand(&app, shadow_opt);
 
   if (const std::string m = UnknownSubcommand(app, argc, argv); !m.empty())
     return Fail(m, kExitUsage);
@@ -525,6 +529,10 @@ int RunMain(int argc, char** argv) {
     st = DecideCommand(decide_opt, reg, std::cin, std::cout);
   } else if (*exporter) {
     st = ExporterCommand(exporter_opt);
+  } else if (*serve) {
+    st = ServeCommand(serve_opt, reg);
+  } else if (*shadow) {
+    st = ShadowReportCommand(shadow_opt);
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

@@ -45,4 +45,20 @@ CLI::App* AddDecideCommand(CLI::App* app, CliOptions& o, DecideCliOptions& d);
 Status DecideCommand(const DecideCliOptions& d, const PolicyRegistry& reg, std::istream& in,
                      std::ostream& out);
 
+// `utilsim serve k8s-extender` (cmd_serve.cc): the live extender until
+// SIGINT/SIGTERM (docs/live-k8s.md).
+struct ServeCliOptions {
+  std::string config, listen, shadow_log;
+  bool check = false;
+};
+CLI::App* AddServeCommand(CLI::App* app, ServeCliOptions& s);
+Status ServeCommand(const ServeCliOptions& s, const PolicyRegistry& reg);
+// `utilsim shadow-report LOG` (cmd_serve.cc).
+struct ShadowReportCliOptions {
+  std::string log;
+  bool json = false, pods = false;
+};
+CLI::App* AddShadowReportCommand(CLI::App* app, ShadowReportCliOptions& s);
+Status ShadowReportCommand(const ShadowReportCliOptions& s);
+
 }  // namespace utilsim::cli

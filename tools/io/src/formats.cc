@@ -9,6 +9,7 @@
 #include "utilsim/traces/csv.h"
 #include "utilsim/traces/dlrm.h"
 #include "utilsim/traces/itp.h"
+#include "utilsim/traces/k8s_shadow.h"
 #include "utilsim/traces/openb.h"
 #include "utilsim/traces/pai.h"
 #include "utilsim/traces/philly.h"
@@ -39,6 +40,8 @@ std::vector<std::pair<std::string, std::string>> TraceFormatList() {
       {"philly", "Philly derived folder: machine list, sampled jobs, util windows"},
       {"pai", "Alibaba cluster-trace-gpu-v2020 (PAI) folder of pai_*.csv tables"},
       {"dlrm", "Alibaba cluster-trace-gpu-v2025 DLRM instances"},
+      {"k8s-shadow",
+       "the Kubernetes extender's shadow log (JSON lines): bound pods replayed (docs/live-k8s.md)"},
   };
 }
 
@@ -118,6 +121,7 @@ Result<std::string> DetectTraceFormat(const std::vector<std::string>& paths) {
   }
   if (EndsWith(p, ".swf") || EndsWith(p, ".swf.gz") || FirstLine(p).rfind(";", 0) == 0)
     return std::string("swf");
+  if (traces::LooksLikeK8sShadow(FirstLine(p))) return std::string("k8s-shadow");
   auto h = Header(p);
   if (!h.ok()) return Status::Error("--trace: " + h.status().message());
   const auto& cols = h.value();
@@ -205,6 +209,10 @@ Result<traces::TraceData> ReadTrace(const std::string& format,
   if (format == "dlrm") {
     if (Status s = one(); !s.ok()) return s;
     return traces::ReadDlrm(p);
+  }
+  if (format == "k8s-shadow") {
+    if (Status s = one(); !s.ok()) return s;
+    return traces::ReadK8sShadow(p);
   }
   std::string known;
   for (const auto& [n, d] : TraceFormatList()) known += (known.empty() ? "" : ", ") + n;

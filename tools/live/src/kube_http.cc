@@ -102,6 +102,18 @@ Result<ApiConnection::Response> ApiConnection::Get(const std::string& path,
   return Response{res->status, res->body};
 }
 
+Result<ApiConnection::Response> ApiConnection::Post(const std::string& path,
+                                                    const std::string& json_body,
+                                                    int32_t read_timeout_ms) {
+  if (!client_) return Status::Error(setup_error_);
+  SetTimeout(client_.get(), read_timeout_ms, /*read=*/true);
+  httplib::Result res = client_->Post(prefix_ + path, JsonHeaders(), json_body, "application/json");
+  if (!res) {
+    return Status::Error(StatusCode::kIo, server_ + ": " + httplib::to_string(res.error()));
+  }
+  return Response{res->status, res->body};
+}
+
 Status ApiConnection::Stream(const std::string& path, const httplib::Params& params,
                              int32_t read_timeout_ms,
                              const std::function<bool(std::string_view)>& on_line, int* status,

@@ -42,6 +42,10 @@ class ApiConnection {
   Result<Response> Get(const std::string& path, const httplib::Params& params,
                        int32_t read_timeout_ms);
 
+  // POST path with a JSON body; as Get otherwise.
+  Result<Response> Post(const std::string& path, const std::string& json_body,
+                        int32_t read_timeout_ms);
+
   // GET path?params as a stream: for a 200 response, on_line gets every
   // line ending in '\n' (without it and a '\r' before it; empty lines are
   // skipped) as it arrives, partial lines being kept across chunks; a last

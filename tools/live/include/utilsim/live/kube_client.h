@@ -30,8 +30,8 @@
 namespace utilsim::live {
 
 struct KubeConfig {
-  std::string server;  // "https://host:port" or "http://host:port"
-  std::string token;   // bearer token ("" = none)
+  std::string server;   // "https://host:port" or "http://host:port"
+  std::string token;    // bearer token ("" = none)
   std::string ca_file;  // PEM bundle to verify the server ("" = system default)
   std::string client_cert_file, client_key_file;  // client TLS auth ("" = none)
   bool insecure_skip_tls_verify = false;
@@ -48,9 +48,16 @@ Result<KubeConfig> LoadKubeconfig(const std::string& path, const std::string& co
 Result<KubeConfig> InClusterConfig(
     const std::string& dir = "/var/run/secrets/kubernetes.io/serviceaccount");
 
+// Binds a pod to a node through the API server, as a binding extender must
+// (POST /api/v1/namespaces/<ns>/pods/<name>/binding with a v1 Binding whose
+// metadata.uid guards against binding a newer pod of the same name).
+// Errors: transport, or the API's status and message ("HTTP 409: ...").
+Status BindPod(const KubeConfig& config, const std::string& namespace_name, const std::string& name,
+               const std::string& uid, const std::string& node, int32_t timeout_ms = 5000);
+
 // What the cache tells its user. Events for an object come in the order the
-// API server produced them; OnRelisted follows a relist with the full set
-// (after the per-object differences were reported as events).
+// API server produced them; after a relist the differences are reported as
+// events, then OnSynced.
 class KubeListener {
  public:
   virtual ~KubeListener() = default;
@@ -61,9 +68,9 @@ class KubeListener {
 };
 
 struct KubeCacheOptions {
-  int32_t page_size = 500;           // list limit=
-  int32_t watch_timeout_s = 300;     // timeoutSeconds= of a watch
-  int32_t resync_s = 600;            // relist period (0 = never)
+  int32_t page_size = 500;        // list limit=
+  int32_t watch_timeout_s = 300;  // timeoutSeconds= of a watch
+  int32_t resync_s = 600;         // relist period (0 = never)
   int32_t request_timeout_ms = 10000;
   int32_t backoff_initial_ms = 200;  // after an error, doubling ...
   int32_t backoff_max_ms = 30000;    // ... up to this
