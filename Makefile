@@ -12,7 +12,7 @@ UTILSIM_TRACES ?= $(CURDIR)/../shared/traces
 export UTILSIM_TRACES
 CMAKE_CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps deps-build configure configure-demo build demo test bench tsan clean format format-check
+.PHONY: all deps deps-build configure configure-demo build demo test bench tsan clean format format-check live-demo
 
 all: build
 
@@ -37,6 +37,15 @@ demo: configure-demo
 	@cmake --build $(BUILD) -j $(JOBS) --target utilsim -- --no-print-directory
 	@mkdir -p out
 	@./$(BUILD)/tools/utilsim demo --out out/demo.db
+
+# The Kubernetes live mode end to end (docs/live-k8s.md): exporter, a real
+# Prometheus, a stand-in API server and the extender on loopback, a recorded
+# pod stream fired at it, then the shadow report. About two minutes.
+live-demo: deps
+	@cmake --build $(BUILD) -j $(JOBS) --target utilsim -- --no-print-directory 2>/dev/null || \
+	  ($(CMAKE_CONFIGURE) -DUTILSIM_TESTS=OFF > $(BUILD).configure.log 2>&1 && \
+	   cmake --build $(BUILD) -j $(JOBS) --target utilsim -- --no-print-directory)
+	@python3 tools/live-demo/live_demo.py $(BUILD)
 
 # FUZZ_SECONDS: time per reader for the bounded fuzz run (0 skips it).
 # UTILSIM_DOCS_SLOW=1 also runs the docs' `example slow` blocks (tests/docs).

@@ -1,6 +1,7 @@
 #include "utilsim/policies/colocate.h"
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "utilsim/engine/sharing_progress.h"
@@ -79,10 +80,10 @@ class Colocate final : public PlacementPolicy {
     load_.assign(offset_.back(), 0.0);
   }
   void Add(const Job& job, const Placement& p) {
+    const double u = SoloGpuUtil(job);
     for (const TaskPlacement& t : p)
-      for (int g = 0; g < 64; ++g)
-        if (t.gpu_mask >> g & 1)
-          load_[offset_[t.node] + static_cast<size_t>(g)] += SoloGpuUtil(job);
+      for (uint64_t m = t.gpu_mask; m != 0; m &= m - 1)  // each set bit: a GPU
+        load_[offset_[t.node] + static_cast<size_t>(std::countr_zero(m))] += u;
   }
 
   double threshold_;

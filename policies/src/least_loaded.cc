@@ -1,5 +1,6 @@
 #include "utilsim/policies/least_loaded.h"
 
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -50,8 +51,8 @@ class LeastLoaded final : public PlacementPolicy {
   void Add(const Job& job, const Placement& p) {
     const int64_t u = Fixed(SoloGpuUtil(job));
     for (const TaskPlacement& t : p)
-      for (int g = 0; g < 64; ++g)
-        if (t.gpu_mask >> g & 1) load_[offset_[t.node] + static_cast<size_t>(g)] += u;
+      for (uint64_t m = t.gpu_mask; m != 0; m &= m - 1)  // each set bit: a GPU
+        load_[offset_[t.node] + static_cast<size_t>(std::countr_zero(m))] += u;
   }
   // Mean load of node n's GPUs, fixed point, compared as sum x (max GPUs /
   // gpus) so nodes of different sizes compare exactly.

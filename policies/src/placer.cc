@@ -96,11 +96,15 @@ void Placer::Unhold(Holds* h) {
 
 std::vector<Placement> Placer::Rank(const Job& job, size_t k) {
   // Each choice's nodes are cordoned for the next (ClusterState keeps what
-  // they hold, so the policy sees the state unchanged otherwise).
+  // they hold, so the policy sees the state unchanged otherwise). One pass
+  // serves every choice: what a pass counts of an earlier choice lies on
+  // nodes cordoned from then on.
   std::vector<Placement> out;
   std::vector<NodeIndex> cordoned;
+  BeginPass();
+  const ModelMask mask = state_.ResolveModels(job.gpu_models);
   while (out.size() < k) {
-    auto p = Place(job);
+    auto p = policy_->Place(job, mask, state_);
     if (!p) break;
     out.push_back(*p);
     for (const TaskPlacement& t : *p)

@@ -39,6 +39,16 @@ for policy in best-fit first-fit fgd tetris; do
   run "placer, 10k GPUs 70 % full, $policy" $PIN "$BUILD/tests/bench/bench_placer" --policy "$policy"
 done
 
+# The Kubernetes extender over HTTP on loopback (docs/live-k8s.md): filter +
+# prioritize pairs at 200/s for 60 s at 1,000 and 5,000 nodes x 8 GPUs, then
+# 2x overload (1,600 pairs/s from 16 connections, about twice what two cores
+# answer with the load generator beside the server). Not pinned: the
+# generator and the server share both cores.
+for nodes in 1000 5000; do
+  run "extender, $nodes nodes x 8 GPUs, 200 pairs/s, 60 s" "$BUILD/tests/bench/bench_extender" --nodes "$nodes" --rate 200 --seconds 60
+done
+run "extender, 5000 nodes x 8 GPUs, 2x overload (1600 pairs/s), 60 s" "$BUILD/tests/bench/bench_extender" --nodes 5000 --rate 1600 --clients 16 --seconds 60
+
 # Wall time and peak memory of a whole command (GNU time).
 timed() {  # label, command...
   local label=$1; shift

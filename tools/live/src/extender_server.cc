@@ -29,7 +29,7 @@ struct VerbStats {
   std::atomic<uint64_t> opinion{0}, no_opinion{0}, shed{0}, bad_request{0}, errors{0};
   std::array<std::atomic<uint64_t>, kBuckets.size() + 1> buckets{};
   std::atomic<uint64_t> count{0};
-  std::atomic<int64_t> sum_us{0};
+  std::atomic<int64_t> sum_us{0}, max_us{0};
 };
 
 }  // namespace
@@ -76,6 +76,8 @@ struct ExtenderServer::Impl {
     ++s.buckets[b];
     ++s.count;
     s.sum_us += us;
+    for (int64_t m = s.max_us.load(); us > m && !s.max_us.compare_exchange_weak(m, us);) {
+    }
   }
 
   void Handle(const std::string& verb, const httplib::Request& req, httplib::Response& res) {
@@ -182,6 +184,8 @@ Status ExtenderServer::Start() {
   // One byte over the limit is enough to know; the error handler turns
   // httplib's 413 into the 400 the extender contract promises.
   srv.set_payload_max_length(m.options.max_body_bytes);
+  srv.set_tcp_nodelay(
+      true);  // answers are small writes; Nagle would hold them (Go clients set it too)
   srv.set_read_timeout(m.options.read_timeout_ms / 1000, (m.options.read_timeout_ms % 1000) * 1000);
   srv.set_write_timeout(5, 0);
   srv.set_keep_alive_timeout(30);
@@ -287,6 +291,11 @@ std::string ExtenderServer::MetricsText() const {
     o << "utilsim_extender_request_seconds_count{verb=\"" << kVerbs[i] << "\"} " << s.count.load()
       << "\n";
   }
+  o << "# HELP utilsim_extender_request_max_seconds The longest time to answer one request.\n"
+       "# TYPE utilsim_extender_request_max_seconds gauge\n";
+  for (size_t i = 0; i < 4; ++i)
+    o << "utilsim_extender_request_max_seconds{verb=\"" << kVerbs[i] << "\"} "
+      << static_cast<double>(m.stats[i].max_us.load()) / 1e6 << "\n";
   const int64_t now = NowUnixMs();
   const int64_t measured = m.state->last_measured_unix_ms();
   o << "# HELP utilsim_extender_in_flight Requests being answered now.\n"

@@ -109,6 +109,7 @@ void LiveState::OnNode(WatchEvent::Type type, const K8sNode& node) {
   std::lock_guard<std::timed_mutex> lock(mu_);
   if (type == WatchEvent::Type::kDeleted) {
     dirty_ = nodes_.erase(node.name) > 0 || dirty_;
+    if (dirty_ && synced_) RebuildLocked();
     return;
   }
   auto it = nodes_.find(node.name);
@@ -123,6 +124,7 @@ void LiveState::OnNode(WatchEvent::Type type, const K8sNode& node) {
   }
   nodes_[node.name] = node;
   dirty_ = true;
+  if (synced_) RebuildLocked();  // a node came, went or changed: rare once synced
 }
 
 void LiveState::OnPod(WatchEvent::Type type, const K8sPod& pod) {
@@ -162,6 +164,8 @@ void LiveState::OnPod(WatchEvent::Type type, const K8sPod& pod) {
 void LiveState::OnSynced() {
   std::lock_guard<std::timed_mutex> lock(mu_);
   synced_ = true;
+  // Rebuild here, on the cache's thread, not in the first request's time.
+  if (dirty_) RebuildLocked();
 }
 
 void LiveState::SetMeasured(std::shared_ptr<const MeasuredSnapshot> snapshot) {

@@ -19,8 +19,10 @@
 //    of its node's fresh GPU readings, else options.fallback_util (stated:
 //    1.0 = assume busy, the conservative choice for spreading).
 //  - a change of the node set or of a node's resources rebuilds the Placer
-//    (lazily, at the next decision: O(nodes + bound pods)); pod events
-//    update it in place (O(1) each).
+//    (O(nodes + bound pods)) on the cache's thread: at the first sync and
+//    at each node change after it, so requests rarely pay for it (one that
+//    waits past its deadline answers "no opinion"); pod events update it in
+//    place (O(1) each).
 // Thread-safety: every public method locks; listener calls, snapshots and
 // decisions may come from different threads.
 #pragma once
