@@ -25,14 +25,15 @@ BUILD_PKGS=(
 # tests/docs), GNU time (tests/bench), pybind11 and the Python headers (the
 # Python module, tools/python; skipped without them) with numpy and pandas
 # (its DataFrames and tests, tests/python), and Prometheus (the live-mode tests
-# scrape `utilsim exporter` with a real one, tests/live).
+# scrape `utilsim exporter` with a real one, tests/live) and the openssl command (the
+# TLS tests make their certificates with it).
 TEST_PKGS=(
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
   chromium fonts-dejavu-core
   python3 sqlite3 time pkg-config clang-format
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas
-  prometheus
+  prometheus openssl
 )
 
 list=0

@@ -124,6 +124,27 @@ TEST_F(ExtenderTest, PrioritizeFollowsMeasuredUtilization) {
   EXPECT_EQ(last.top, "g-0");
 }
 
+TEST_F(ExtenderTest, PrioritizeNodesFormAndPreemptWithFullVictims) {
+  // nodeCacheCapable false: whole Node objects in, the same scores out.
+  const json body = {{"Pod", PendingPod("default", "one", "uid-1", 1)},
+                     {"Nodes", {{"items", {GpuNode("g-0", 8), GpuNode("g-1", 8)}}}}};
+  json r = Call("prioritize", body);
+  EXPECT_EQ(r, json::parse(R"([{"Host":"g-0","Score":8},{"Host":"g-1","Score":10}])"));
+  EXPECT_FALSE(last.node_cache_capable);
+  // Preempt in the NodeNameToVictims form (whole victim pods): the reply
+  // is always NodeNameToMetaVictims with the victims' UIDs.
+  const json pre = {{"Pod", PendingPod("default", "big", "uid-big", 8)},
+                    {"NodeNameToVictims",
+                     {{"g-0",
+                       {{"Pods", {BoundPod("default", "busy", "uid-busy", "g-0", 4)}},
+                        {"NumPDBViolations", 0}}}}}};
+  r = Call("preempt", pre);
+  EXPECT_EQ(
+      r,
+      json::parse(
+          R"({"NodeNameToMetaVictims":{"g-0":{"Pods":[{"UID":"uid-busy"}],"NumPDBViolations":0}}})"));
+}
+
 TEST_F(ExtenderTest, PodsOutsideManagedResourcesGetNoOpinion) {
   const json cpu_pod = PendingPod("default", "web", "uid-web", 0);
   json r = Call("filter", Args(cpu_pod, {"g-0", "cpu-0"}));
@@ -206,6 +227,10 @@ TEST_F(ExtenderTest, MalformedBodiesAre400WithAReason) {
       {R"({"Pod":)" + pod + R"(,"NodeNames":[1]})", "NodeNames[0]: expected a string"},
       {R"({"Pod":)" + pod + R"(,"Nodes":{"items":[{"metadata":{}}]}})",
        "Nodes.items[0].metadata.name: expected a string"},
+      // Invalid UTF-8 (found by the fuzzer: quoting it in the reason made
+      // the JSON writer throw; now replaced by U+FFFD).
+      {"{\"Pod\":\"\xff\xfe\"}", "not JSON"},
+      {"\xff{", "not JSON"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.body);

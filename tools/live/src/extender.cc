@@ -35,7 +35,7 @@ bool Absent(const json* j) { return !j || j->is_null(); }
 
 HttpReply BadRequest(const std::string& why, VerbRecord* rec) {
   rec->reason = why;
-  return {400, json{{"Error", why}}.dump()};
+  return {400, json{{"Error", why}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 // Parses the body as a JSON object, or says why not.
@@ -225,14 +225,16 @@ HttpReply Extender::Filter(std::string_view body, Deadline deadline, VerbRecord*
   Fill(*a, rec);
   if (!options_.managed_resources.empty() && !RequestsAny(a->pod, options_.managed_resources)) {
     rec->reason = "pod requests none of the managed resources";
-    return {200, FilterReply(*a, a->names, {}).dump()};
+    return {200, FilterReply(*a, a->names, {})
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   }
   Decision d = state_->Filter(a->pod, a->names, deadline);
   rec->opinion = d.opinion;
   rec->reason = d.reason;
   rec->failed = d.failed.size();
   rec->demand = d.demand;
-  return {200, FilterReply(*a, d.passed, d.failed).dump()};
+  return {200, FilterReply(*a, d.passed, d.failed)
+                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 HttpReply Extender::Prioritize(std::string_view body, Deadline deadline, VerbRecord* rec) const {
@@ -247,7 +249,8 @@ HttpReply Extender::Prioritize(std::string_view body, Deadline deadline, VerbRec
     rec->reason = "pod requests none of the managed resources";
     std::vector<std::pair<std::string, int64_t>> zero;
     for (const std::string& n : a->names) zero.emplace_back(n, 0);
-    return {200, ScoreReply(zero, options_.score_every_node).dump()};
+    return {200, ScoreReply(zero, options_.score_every_node)
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   }
   Decision d = state_->Prioritize(a->pod, a->names, deadline);
   rec->opinion = d.opinion;
@@ -259,7 +262,8 @@ HttpReply Extender::Prioritize(std::string_view body, Deadline deadline, VerbRec
     if (s.second > 1) rec->best.push_back(s);
   std::sort(rec->best.begin(), rec->best.end(),
             [](const auto& x, const auto& y) { return x.second > y.second; });
-  return {200, ScoreReply(d.scores, options_.score_every_node).dump()};
+  return {200, ScoreReply(d.scores, options_.score_every_node)
+                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 HttpReply Extender::Preempt(std::string_view body, Deadline /*deadline*/, VerbRecord* rec) const {
@@ -280,12 +284,14 @@ HttpReply Extender::Preempt(std::string_view body, Deadline /*deadline*/, VerbRe
   for (const auto& [node, uv] : v->nodes) asked[node] = uv.first;
   if (!options_.managed_resources.empty() && !RequestsAny(p.value(), options_.managed_resources)) {
     rec->reason = "pod requests none of the managed resources";
-    return {200, PreemptReply(*v, asked).dump()};
+    return {200,
+            PreemptReply(*v, asked).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   }
   auto keep = state_->Preempt(p.value(), asked);
   rec->opinion = true;
   rec->failed = asked.size() - keep.size();
-  return {200, PreemptReply(*v, keep).dump()};
+  return {200,
+          PreemptReply(*v, keep).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 HttpReply Extender::Bind(std::string_view body, const Binder& bind, VerbRecord* rec) const {
@@ -307,7 +313,7 @@ HttpReply Extender::Bind(std::string_view body, const Binder& bind, VerbRecord* 
   const std::string err = bind(f[1], f[0], f[2], f[3]);
   rec->opinion = err.empty();
   rec->reason = err;
-  return {200, json{{"Error", err}}.dump()};
+  return {200, json{{"Error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 HttpReply Extender::NoOpinion(const std::string& verb, std::string_view body,
@@ -322,15 +328,19 @@ HttpReply Extender::NoOpinion(const std::string& verb, std::string_view body,
     if (!v) return BadRequest(why, rec);
     std::map<std::string, std::vector<std::string>> asked;
     for (const auto& [node, uv] : v->nodes) asked[node] = uv.first;
-    return {200, PreemptReply(*v, asked).dump()};
+    return {200,
+            PreemptReply(*v, asked).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   }
   auto a = ParseArgs(*j, &why);
   if (!a) return BadRequest(why, rec);
   Fill(*a, rec);
-  if (verb == "filter") return {200, FilterReply(*a, a->names, {}).dump()};
+  if (verb == "filter")
+    return {200, FilterReply(*a, a->names, {})
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
   std::vector<std::pair<std::string, int64_t>> zero;
   for (const std::string& n : a->names) zero.emplace_back(n, 0);
-  return {200, ScoreReply(zero, options_.score_every_node).dump()};
+  return {200, ScoreReply(zero, options_.score_every_node)
+                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 }  // namespace utilsim::live

@@ -298,6 +298,7 @@ std::string ExtenderServer::MetricsText() const {
       << static_cast<double>(m.stats[i].max_us.load()) / 1e6 << "\n";
   const int64_t now = NowUnixMs();
   const int64_t measured = m.state->last_measured_unix_ms();
+  const int64_t heard = m.state->last_event_unix_ms();
   o << "# HELP utilsim_extender_in_flight Requests being answered now.\n"
        "# TYPE utilsim_extender_in_flight gauge\n"
     << "utilsim_extender_in_flight " << m.in_flight.load() << "\n"
@@ -313,6 +314,12 @@ std::string ExtenderServer::MetricsText() const {
     << "# HELP utilsim_extender_unmodelled_pods Bound pods utilsim's model cannot place.\n"
        "# TYPE utilsim_extender_unmodelled_pods gauge\n"
     << "utilsim_extender_unmodelled_pods " << m.state->unmodelled_pods() << "\n"
+    << "# HELP utilsim_extender_cache_age_seconds Time since the Kubernetes cache last reported an "
+       "event or a completed list (-1: never; a quiet cluster has few events, a watch that "
+       "stopped shows here).\n"
+       "# TYPE utilsim_extender_cache_age_seconds gauge\n"
+    << "utilsim_extender_cache_age_seconds "
+    << (heard > 0 ? static_cast<double>(now - heard) / 1000.0 : -1.0) << "\n"
     << "# HELP utilsim_extender_measured_age_seconds Age of the latest utilization snapshot "
        "(-1: none yet).\n"
        "# TYPE utilsim_extender_measured_age_seconds gauge\n"

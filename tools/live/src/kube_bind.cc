@@ -17,8 +17,9 @@ Status BindPod(const KubeConfig& config, const std::string& namespace_name, cons
       {"kind", "Binding"},
       {"metadata", meta},
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
-  auto r = api.Post("/api/v1/namespaces/" + namespace_name + "/pods/" + name + "/binding",
-                    body.dump(), timeout_ms);
+  auto r =
+      api.Post("/api/v1/namespaces/" + namespace_name + "/pods/" + name + "/binding",
+               body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), timeout_ms);
   if (!r.ok()) return r.status();
   if (r.value().status != 201 && r.value().status != 200)
     return Status::Error(internal::HttpErrorText(r.value().status, r.value().body));

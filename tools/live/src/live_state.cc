@@ -107,6 +107,7 @@ Result<std::unique_ptr<LiveState>> LiveState::Create(LiveStateOptions options) {
 
 void LiveState::OnNode(WatchEvent::Type type, const K8sNode& node) {
   std::lock_guard<std::timed_mutex> lock(mu_);
+  last_event_ms_ = NowUnixMs();
   if (type == WatchEvent::Type::kDeleted) {
     dirty_ = nodes_.erase(node.name) > 0 || dirty_;
     if (dirty_ && synced_) RebuildLocked();
@@ -131,6 +132,7 @@ void LiveState::OnPod(WatchEvent::Type type, const K8sPod& pod) {
   std::vector<std::pair<bool, BindingSeen>> fire;  // (bound?, what)
   {
     std::lock_guard<std::timed_mutex> lock(mu_);
+    last_event_ms_ = NowUnixMs();
     const std::string key = pod.key();
     auto it = pods_.find(key);
     const bool holds =
@@ -164,6 +166,7 @@ void LiveState::OnPod(WatchEvent::Type type, const K8sPod& pod) {
 void LiveState::OnSynced() {
   std::lock_guard<std::timed_mutex> lock(mu_);
   synced_ = true;
+  last_event_ms_ = NowUnixMs();
   // Rebuild here, on the cache's thread, not in the first request's time.
   if (dirty_) RebuildLocked();
 }
@@ -504,6 +507,10 @@ size_t LiveState::unmodelled_pods() const {
 std::vector<std::string> LiveState::warnings() const {
   std::lock_guard<std::timed_mutex> lock(mu_);
   return warnings_;
+}
+int64_t LiveState::last_event_unix_ms() const {
+  std::lock_guard<std::timed_mutex> lock(mu_);
+  return last_event_ms_;
 }
 int64_t LiveState::last_measured_unix_ms() const {
   std::lock_guard<std::timed_mutex> lock(mu_);

@@ -41,7 +41,7 @@ std::string Describe(const std::string& metric,
 }
 
 Status PathError(const std::string& path, const std::string& expected, const json& got) {
-  const std::string text = got.dump();
+  const std::string text = got.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return Status::Error("prometheus result: field '" + path + "': expected " + expected + ", got '" +
                        text.substr(0, 100) + "'");
 }

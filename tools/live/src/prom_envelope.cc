@@ -27,7 +27,8 @@ Result<nlohmann::json> ParseEnvelope(const std::string& where, int http_status,
   }
   const auto str = [&](const char* k) -> std::string {
     if (!j.is_object() || !j.contains(k)) return "?";
-    return j[k].is_string() ? j[k].get<std::string>() : j[k].dump();
+    return j[k].is_string() ? j[k].get<std::string>()
+                            : j[k].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   const std::string status = j.is_object() && j.contains("status") && j["status"].is_string()
                                  ? j["status"].get<std::string>()

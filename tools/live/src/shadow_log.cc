@@ -76,7 +76,7 @@ void ShadowLog::Verb(const VerbRecord& r, int status, int64_t unix_ms, int64_t l
   j["best"] = std::move(best);
   j["pod_util"] = r.pod_util;
   Demand(j, r.demand);
-  Write(j.dump());
+  Write(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ShadowLog::Bound(const BindingSeen& b, const std::string& recommended,
@@ -87,7 +87,7 @@ void ShadowLog::Bound(const BindingSeen& b, const std::string& recommended,
   Demand(j, b.demand);
   j["chosen"] = Facts(chosen);
   j["recommended_facts"] = Facts(recommended_facts);
-  Write(j.dump());
+  Write(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ShadowLog::Cluster(const ClusterSpec& spec, int64_t unix_ms) {
@@ -105,7 +105,7 @@ void ShadowLog::Cluster(const ClusterSpec& spec, int64_t unix_ms) {
              {"event", "cluster"},
              {"models", std::move(models)},
              {"nodes", std::move(nodes)}}
-            .dump());
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void ShadowLog::Finished(const BindingSeen& b) {
@@ -115,7 +115,7 @@ void ShadowLog::Finished(const BindingSeen& b) {
              {"pod", b.pod_key},
              {"uid", b.uid},
              {"node", b.node}}
-            .dump());
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace utilsim::live

@@ -215,7 +215,7 @@ std::string ShadowReportJson(const ShadowReport& r) {
                     {"chosen_stranded_gpus", r.chosen_stranded},
                     {"recommended_stranded_gpus", r.recommended_stranded}};
   j["warnings"] = r.warnings;
-  return j.dump(2);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace utilsim::live

@@ -170,6 +170,9 @@ class LiveState : public KubeListener {
   size_t unmodelled_pods() const;
   std::vector<std::string> warnings() const;
   int64_t last_measured_unix_ms() const;
+  // When the cache last told something (an event or a completed list), ms
+  // since the UNIX epoch; 0 = never.
+  int64_t last_event_unix_ms() const;
 
  private:
   explicit LiveState(LiveStateOptions options);
@@ -191,6 +194,7 @@ class LiveState : public KubeListener {
   uint64_t generation_ = 0;
   ClusterSpec spec_;  // what placer_ was built from
   bool synced_ = false;
+  int64_t last_event_ms_ = 0;
   int64_t largest_gpu_mem_ = 0;
   std::shared_ptr<const MeasuredSnapshot> measured_;
   std::vector<std::string> warnings_;
