@@ -15,9 +15,15 @@
 // own longest answer (server_max_us: from reading a request to its reply,
 // what the deadline bounds), and peak RSS before and after.
 //
+// --pin 1 (with two CPUs or more) runs the server on CPU 0 and the generator
+// on CPU 1 (pinned=1 in the output). On two cores that helps at 200/s and
+// hurts under overload, where one core cannot generate 2x the load nor
+// serve it (docs/performance.md); the default shares both cores.
+//
 // Usage: bench_extender [--nodes N] [--rate R] [--seconds S] [--clients C]
-//                       [--candidates K] [--deadline-ms D] [--max-in-flight M]
+//                       [--candidates K] [--deadline-ms D] [--max-in-flight M] [--pin 0|1]
 #include <httplib.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -71,6 +77,16 @@ json Pod(const std::string& name, int gpus, const std::string& node) {
           {"status", {{"phase", node.empty() ? "Pending" : "Running"}}}};
 }
 
+// Pins the calling thread (and the threads it creates from now on) to one
+// CPU; false when there is no such CPU.
+bool PinTo(int cpu) {
+  if (cpu >= static_cast<int>(std::thread::hardware_concurrency())) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
 struct Sample {
   int64_t filter_us = 0, prioritize_us = 0, pair_us = 0;
 };
@@ -84,7 +100,7 @@ int64_t Pct(std::vector<int64_t> v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int nodes = 1000, clients = 4, deadline_ms = 20, max_in_flight = 8, candidates = 0;
+  int nodes = 1000, clients = 4, deadline_ms = 20, max_in_flight = 8, candidates = 0, pin = 0;
   double rate = 200, seconds = 60;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
@@ -96,6 +112,7 @@ int main(int argc, char** argv) {
     if (k == "--candidates") candidates = std::atoi(v);
     if (k == "--deadline-ms") deadline_ms = std::atoi(v);
     if (k == "--max-in-flight") max_in_flight = std::atoi(v);
+    if (k == "--pin") pin = std::atoi(v);
   }
   if (candidates <= 0) {
     const double pct = std::max(5.0, 50.0 - nodes / 125.0);
@@ -138,6 +155,9 @@ int main(int argc, char** argv) {
   o.threads = clients + 4;
   o.deadline_ms = deadline_ms;
   o.max_in_flight = max_in_flight;
+  // --pin 1 with two CPUs or more: the server (its threads are made in
+  // Start) on CPU 0, the load generator on CPU 1.
+  const bool pinned = pin && PinTo(0);
   ExtenderServer server(o, &ext, &state, nullptr);
   if (!server.Start().ok()) return 1;
 
@@ -159,6 +179,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> threads;
   for (int t = 0; t < clients; ++t) {
     threads.emplace_back([&, t] {
+      if (pinned) PinTo(1);
       httplib::Client cli("127.0.0.1", server.port());
       cli.set_keep_alive(true);
       cli.set_tcp_nodelay(true);  // as Go's net/http (kube-scheduler) does
@@ -215,13 +236,15 @@ int main(int argc, char** argv) {
     }
   std::printf(
       "nodes=%d gpus=%d bound_pods=%lld candidates=%d rate=%.0f/s seconds=%.0f clients=%d "
+      "pinned=%d "
       "deadline_ms=%d pairs=%lld errors=%lld shed=%lld no_opinion=%lld achieved=%.0f/s "
       "filter_p50_us=%lld filter_p99_us=%lld prioritize_p50_us=%lld prioritize_p99_us=%lld "
       "pair_p50_us=%lld pair_p99_us=%lld pair_max_us=%lld server_max_us=%lld rss_mib_before=%lld "
       "rss_mib_after=%lld\n",
       nodes, nodes * 8, static_cast<long long>(pods), candidates, rate, seconds, clients,
-      deadline_ms, static_cast<long long>(total), static_cast<long long>(errors.load()), shed,
-      no_opinion, static_cast<double>(pair.size()) / wall, static_cast<long long>(Pct(f, 0.5)),
+      pinned ? 1 : 0, deadline_ms, static_cast<long long>(total),
+      static_cast<long long>(errors.load()), shed, no_opinion,
+      static_cast<double>(pair.size()) / wall, static_cast<long long>(Pct(f, 0.5)),
       static_cast<long long>(Pct(f, 0.99)), static_cast<long long>(Pct(p, 0.5)),
       static_cast<long long>(Pct(p, 0.99)), static_cast<long long>(Pct(pair, 0.5)),
       static_cast<long long>(Pct(pair, 0.99)), static_cast<long long>(Pct(pair, 1.0)),

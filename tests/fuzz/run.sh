@@ -20,10 +20,9 @@ BIN="$BUILD/tests/fuzz/fuzz_readers"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export UTILSIM_FUZZ_TMP="$TMP"
-fail=0
-passed=0
-for target in $(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 -artifact_prefix="$TMP/" 2>&1 | sed -n 's/^set UTILSIM_FUZZ_TARGET to one of://p'); do
-  corpus="$TMP/corpus-$target"
+# One target per core at a time (each fuzzer is single-threaded).
+one() {  # target
+  local target=$1 corpus="$TMP/corpus-$1"
   mkdir -p "$corpus"
   # Seed corpus: the fixtures written for that reader (by folder name) plus all CSV/YAML fixtures.
   find "$ROOT/tests/fixtures" -type f \( -name '*.csv' -o -name '*.yaml' -o -name '*.swf' -o -name '*.txt' -o -name '*.json' -o -name '*.jsonl' -o -name '*.prom' \) \
@@ -33,12 +32,17 @@ for target in $(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 -artifact_prefix="$TMP/"
        -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 > "$TMP/$target.log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$TMP/$target.log" | tail -1 | awk '{print $2}')
     echo "fuzz: $target: ok (${SECS}s${runs:+, $runs inputs})"
-    passed=$((passed + 1))
+    touch "$TMP/$target.ok"
   else
     echo "fuzz: $target: FAILED" >&2
     tail -40 "$TMP/$target.log" >&2
-    fail=$((fail + 1))
   fi
-done
+}
+export -f one
+export BIN SECS TMP ROOT
+targets=$(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 -artifact_prefix="$TMP/" 2>&1 | sed -n 's/^set UTILSIM_FUZZ_TARGET to one of://p')
+echo $targets | tr ' ' '\n' | xargs -P "$(nproc)" -I{} bash -c 'one {}'
+passed=$(ls "$TMP"/*.ok 2>/dev/null | wc -l)
+fail=$(( $(echo $targets | wc -w) - passed ))
 echo "fuzz: $passed passed, $fail failed"
 [ "$fail" -eq 0 ]

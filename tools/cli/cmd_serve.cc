@@ -14,6 +14,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "utilsim/io/output_path.h"
 #include "utilsim/live/extender_config.h"
 #include "utilsim/live/extender_server.h"
 #include "utilsim/live/kube_client.h"
@@ -102,6 +103,10 @@ Status ServeCommand(const ServeCliOptions& s, const PolicyRegistry& reg) {
   }
   std::unique_ptr<live::ShadowLog> log;
   if (!c.shadow_log.empty()) {
+    // Appended to, so never an input of this command.
+    OutputGuard guard{"shadow_log", {{"--config", s.config}}, false, "a shadow log"};
+    if (!c.kubeconfig.empty()) guard.inputs.push_back({"kubernetes.kubeconfig", c.kubeconfig});
+    if (Status st = CheckOutput(c.shadow_log, guard); !st.ok()) return st;
     auto l = live::ShadowLog::Open(c.shadow_log);
     if (!l.ok()) return l.status();
     log = std::move(l).value();

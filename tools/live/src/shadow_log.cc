@@ -1,13 +1,12 @@
 #include "utilsim/live/shadow_log.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
-
-#include "utilsim/io/output_path.h"
 
 namespace utilsim::live {
 namespace {
@@ -33,14 +32,25 @@ json Facts(const std::optional<LiveState::NodeFacts>& f) {
 }  // namespace
 
 Result<std::unique_ptr<ShadowLog>> ShadowLog::Open(const std::string& path) {
-  OutputGuard guard;
-  guard.option = "shadow log";
-  guard.format = "a shadow log";
-  if (Status s = CheckOutput(path, guard); !s.ok()) return s;
+  auto refuse = [&](const std::string& why) {
+    return Status::Error(StatusCode::kIo, "shadow log: " + path + ": " + why);
+  };
+  if (path.empty() || path == "-") return refuse("give a file path");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode))
+      return refuse("is a symbolic link; refusing to write through it (give the target's path)");
+    if (!S_ISREG(st.st_mode))
+      return refuse(std::string(S_ISFIFO(st.st_mode) ? "is a FIFO" : "is not a regular file") +
+                    "; refusing to write to it");
+  }
+  // O_NOFOLLOW and the check after opening close the race with a swap.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return Status::Error(StatusCode::kIo,
-                         "shadow log: " + path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) return refuse(std::string("cannot open: ") + std::strerror(errno));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return refuse("is not a regular file; refusing to write to it");
+  }
   std::FILE* f = ::fdopen(fd, "a");
   if (!f) {
     ::close(fd);

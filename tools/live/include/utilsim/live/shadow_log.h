@@ -40,10 +40,11 @@ namespace utilsim::live {
 
 class ShadowLog {
  public:
-  // Opens `path` for appending (created when missing). Refused as every
-  // output is (utilsim/io/output_path.h): a symbolic link, a FIFO or device,
-  // a missing or read-only folder; the file is opened without following
-  // links. Errors name the path.
+  // Opens `path` for appending (created when missing). Refused: "-", a
+  // symbolic link, a FIFO, device or folder, a path that cannot be opened
+  // (missing or read-only folder); the file is opened without following
+  // links and checked again once open. Errors name the path. (The command
+  // line also checks it against its inputs first: utilsim/io/output_path.h.)
   static Result<std::unique_ptr<ShadowLog>> Open(const std::string& path);
   ~ShadowLog();
 
