@@ -40,7 +40,13 @@ one() {  # target
 }
 export -f one
 export BIN SECS TMP ROOT
-targets=$(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 -artifact_prefix="$TMP/" 2>&1 | sed -n 's/^set UTILSIM_FUZZ_TARGET to one of://p')
+# (The binary aborts after listing them, hence the || true under pipefail.)
+targets=$(UTILSIM_FUZZ_TARGET=list "$BIN" -runs=1 -artifact_prefix="$TMP/" 2>&1 |
+  sed -n 's/^set UTILSIM_FUZZ_TARGET to one of://p' || true)
+if [ -z "$targets" ]; then
+  echo "fuzz: $BIN listed no targets" >&2
+  exit 1
+fi
 echo $targets | tr ' ' '\n' | xargs -P "$(nproc)" -I{} bash -c 'one {}'
 passed=$(ls "$TMP"/*.ok 2>/dev/null | wc -l)
 fail=$(( $(echo $targets | wc -w) - passed ))
