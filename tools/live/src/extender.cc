@@ -33,9 +33,18 @@ const json* Field(const json& j, const char* key) {
 
 bool Absent(const json* j) { return !j || j->is_null(); }
 
+// JSON text; invalid UTF-8 from the request is replaced, never thrown on.
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::vector<std::pair<std::string, int64_t>> ZeroScores(const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, int64_t>> zero;
+  for (const std::string& n : names) zero.emplace_back(n, 0);
+  return zero;
+}
+
 HttpReply BadRequest(const std::string& why, VerbRecord* rec) {
   rec->reason = why;
-  return {400, json{{"Error", why}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  return {400, Dump(json{{"Error", why}})};
 }
 
 // Parses the body as a JSON object, or says why not.
@@ -150,9 +159,29 @@ void Fill(const Args& a, VerbRecord* rec) {
   rec->node_cache_capable = a.cache_capable;
 }
 
+// The body as ExtenderArgs, recorded in *rec; or nullopt and *bad the 400.
+std::optional<Args> ParseRequest(std::string_view body, VerbRecord* rec, HttpReply* bad) {
+  std::string why;
+  auto j = ParseBody(body, &why);
+  std::optional<Args> a;
+  if (j) a = ParseArgs(*j, &why);
+  if (!a) {
+    *bad = BadRequest(why, rec);
+    return std::nullopt;
+  }
+  Fill(*a, rec);
+  return a;
+}
+
 // Victims per node: node -> (UIDs, NumPDBViolations), from either form.
 struct Victims {
   std::map<std::string, std::pair<std::vector<std::string>, int64_t>> nodes;
+  // node -> victim UIDs, as LiveState::Preempt takes them.
+  std::map<std::string, std::vector<std::string>> Asked() const {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& [node, uv] : nodes) out[node] = uv.first;
+    return out;
+  }
 };
 
 std::optional<Victims> ParseVictims(const json& j, std::string* why) {
@@ -217,40 +246,29 @@ Extender::Extender(LiveState* state, ExtenderOptions options)
 
 HttpReply Extender::Filter(std::string_view body, Deadline deadline, VerbRecord* rec) const {
   rec->verb = "filter";
-  std::string why;
-  auto j = ParseBody(body, &why);
-  if (!j) return BadRequest(why, rec);
-  auto a = ParseArgs(*j, &why);
-  if (!a) return BadRequest(why, rec);
-  Fill(*a, rec);
+  HttpReply bad;
+  auto a = ParseRequest(body, rec, &bad);
+  if (!a) return bad;
   if (!options_.managed_resources.empty() && !RequestsAny(a->pod, options_.managed_resources)) {
     rec->reason = "pod requests none of the managed resources";
-    return {200, FilterReply(*a, a->names, {})
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+    return {200, Dump(FilterReply(*a, a->names, {}))};
   }
   Decision d = state_->Filter(a->pod, a->names, deadline);
   rec->opinion = d.opinion;
   rec->reason = d.reason;
   rec->failed = d.failed.size();
   rec->demand = d.demand;
-  return {200, FilterReply(*a, d.passed, d.failed)
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  return {200, Dump(FilterReply(*a, d.passed, d.failed))};
 }
 
 HttpReply Extender::Prioritize(std::string_view body, Deadline deadline, VerbRecord* rec) const {
   rec->verb = "prioritize";
-  std::string why;
-  auto j = ParseBody(body, &why);
-  if (!j) return BadRequest(why, rec);
-  auto a = ParseArgs(*j, &why);
-  if (!a) return BadRequest(why, rec);
-  Fill(*a, rec);
+  HttpReply bad;
+  auto a = ParseRequest(body, rec, &bad);
+  if (!a) return bad;
   if (!options_.managed_resources.empty() && !RequestsAny(a->pod, options_.managed_resources)) {
     rec->reason = "pod requests none of the managed resources";
-    std::vector<std::pair<std::string, int64_t>> zero;
-    for (const std::string& n : a->names) zero.emplace_back(n, 0);
-    return {200, ScoreReply(zero, options_.score_every_node)
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+    return {200, Dump(ScoreReply(ZeroScores(a->names), options_.score_every_node))};
   }
   Decision d = state_->Prioritize(a->pod, a->names, deadline);
   rec->opinion = d.opinion;
@@ -262,8 +280,7 @@ HttpReply Extender::Prioritize(std::string_view body, Deadline deadline, VerbRec
     if (s.second > 1) rec->best.push_back(s);
   std::sort(rec->best.begin(), rec->best.end(),
             [](const auto& x, const auto& y) { return x.second > y.second; });
-  return {200, ScoreReply(d.scores, options_.score_every_node)
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  return {200, Dump(ScoreReply(d.scores, options_.score_every_node))};
 }
 
 HttpReply Extender::Preempt(std::string_view body, Deadline /*deadline*/, VerbRecord* rec) const {
@@ -280,18 +297,15 @@ HttpReply Extender::Preempt(std::string_view body, Deadline /*deadline*/, VerbRe
   rec->pod = p.value().key();
   rec->uid = p.value().uid;
   rec->nodes = v->nodes.size();
-  std::map<std::string, std::vector<std::string>> asked;
-  for (const auto& [node, uv] : v->nodes) asked[node] = uv.first;
+  const auto asked = v->Asked();
   if (!options_.managed_resources.empty() && !RequestsAny(p.value(), options_.managed_resources)) {
     rec->reason = "pod requests none of the managed resources";
-    return {200,
-            PreemptReply(*v, asked).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+    return {200, Dump(PreemptReply(*v, asked))};
   }
   auto keep = state_->Preempt(p.value(), asked);
   rec->opinion = true;
   rec->failed = asked.size() - keep.size();
-  return {200,
-          PreemptReply(*v, keep).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  return {200, Dump(PreemptReply(*v, keep))};
 }
 
 HttpReply Extender::Bind(std::string_view body, const Binder& bind, VerbRecord* rec) const {
@@ -313,34 +327,26 @@ HttpReply Extender::Bind(std::string_view body, const Binder& bind, VerbRecord* 
   const std::string err = bind(f[1], f[0], f[2], f[3]);
   rec->opinion = err.empty();
   rec->reason = err;
-  return {200, json{{"Error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  return {200, Dump(json{{"Error", err}})};
 }
 
 HttpReply Extender::NoOpinion(const std::string& verb, std::string_view body,
                               const std::string& reason, VerbRecord* rec) const {
   rec->verb = verb;
   rec->reason = reason;
-  std::string why;
-  auto j = ParseBody(body, &why);
-  if (!j) return BadRequest(why, rec);
   if (verb == "preempt") {
+    std::string why;
+    auto j = ParseBody(body, &why);
+    if (!j) return BadRequest(why, rec);
     auto v = ParseVictims(*j, &why);
     if (!v) return BadRequest(why, rec);
-    std::map<std::string, std::vector<std::string>> asked;
-    for (const auto& [node, uv] : v->nodes) asked[node] = uv.first;
-    return {200,
-            PreemptReply(*v, asked).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+    return {200, Dump(PreemptReply(*v, v->Asked()))};
   }
-  auto a = ParseArgs(*j, &why);
-  if (!a) return BadRequest(why, rec);
-  Fill(*a, rec);
-  if (verb == "filter")
-    return {200, FilterReply(*a, a->names, {})
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
-  std::vector<std::pair<std::string, int64_t>> zero;
-  for (const std::string& n : a->names) zero.emplace_back(n, 0);
-  return {200, ScoreReply(zero, options_.score_every_node)
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  HttpReply bad;
+  auto a = ParseRequest(body, rec, &bad);
+  if (!a) return bad;
+  if (verb == "filter") return {200, Dump(FilterReply(*a, a->names, {}))};
+  return {200, Dump(ScoreReply(ZeroScores(a->names), options_.score_every_node))};
 }
 
 }  // namespace utilsim::live

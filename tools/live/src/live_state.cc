@@ -297,30 +297,36 @@ std::vector<NodeIndex> LiveState::IndicesLocked(const std::vector<std::string>& 
   return out;
 }
 
+bool LiveState::BeginDecision(const K8sPod& pod, Deadline deadline,
+                              std::unique_lock<std::timed_mutex>* lock, Decision* out) {
+  if (!(deadline == Deadline::max() ? (lock->lock(), true) : lock->try_lock_until(deadline))) {
+    out->reason = "busy: deadline";
+    return false;
+  }
+  if (!synced_) {
+    out->reason = "cluster state not synced yet";
+    return false;
+  }
+  if (dirty_) RebuildLocked();
+  auto d = DemandOf(pod, options_.resources, largest_gpu_mem_);
+  if (!d.ok()) {
+    out->reason = d.status().message();
+    return false;
+  }
+  out->demand = d.value();
+  if (!placer_) {
+    out->reason = "no node of the cluster can be modelled";
+    return false;
+  }
+  return true;
+}
+
 Decision LiveState::Filter(const K8sPod& pod, const std::vector<std::string>& nodes,
                            Deadline deadline) {
   Decision out;
   out.passed = nodes;
   std::unique_lock<std::timed_mutex> lock(mu_, std::defer_lock);
-  if (!(deadline == Deadline::max() ? (lock.lock(), true) : lock.try_lock_until(deadline))) {
-    out.reason = "busy: deadline";
-    return out;
-  }
-  if (!synced_) {
-    out.reason = "cluster state not synced yet";
-    return out;
-  }
-  if (dirty_) RebuildLocked();
-  auto d = DemandOf(pod, options_.resources, largest_gpu_mem_);
-  if (!d.ok()) {
-    out.reason = d.status().message();
-    return out;
-  }
-  out.demand = d.value();
-  if (!placer_) {
-    out.reason = "no node of the cluster can be modelled";
-    return out;
-  }
+  if (!BeginDecision(pod, deadline, &lock, &out)) return out;
   const Job job = JobOf(pod, out.demand);
   out.opinion = true;
   out.passed.clear();
@@ -357,25 +363,7 @@ Decision LiveState::Prioritize(const K8sPod& pod, const std::vector<std::string>
   Decision out;
   for (const std::string& n : nodes) out.scores.emplace_back(n, 0);
   std::unique_lock<std::timed_mutex> lock(mu_, std::defer_lock);
-  if (!(deadline == Deadline::max() ? (lock.lock(), true) : lock.try_lock_until(deadline))) {
-    out.reason = "busy: deadline";
-    return out;
-  }
-  if (!synced_) {
-    out.reason = "cluster state not synced yet";
-    return out;
-  }
-  if (dirty_) RebuildLocked();
-  auto d = DemandOf(pod, options_.resources, largest_gpu_mem_);
-  if (!d.ok()) {
-    out.reason = d.status().message();
-    return out;
-  }
-  out.demand = d.value();
-  if (!placer_) {
-    out.reason = "no node of the cluster can be modelled";
-    return out;
-  }
+  if (!BeginDecision(pod, deadline, &lock, &out)) return out;
   const Job job = JobOf(pod, out.demand);
   if (measured_) {
     auto p = measured_->pods.find(pod.key());

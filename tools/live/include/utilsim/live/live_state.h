@@ -177,6 +177,11 @@ class LiveState : public KubeListener {
  private:
   explicit LiveState(LiveStateOptions options);
   void RebuildLocked();
+  // What every decision does first: takes *lock by `deadline`, checks the
+  // state is synced and modelled, reads the pod's demand into out->demand.
+  // False (out->reason set): answer "no opinion".
+  bool BeginDecision(const K8sPod& pod, Deadline deadline, std::unique_lock<std::timed_mutex>* lock,
+                     Decision* out);
   void StartLocked(const K8sPod& pod);
   void FinishLocked(const std::string& key);
   float UtilOfLocked(const K8sPod& pod) const;
