@@ -12,6 +12,7 @@
 #include "utilsim/policies/least_loaded.h"
 #include "utilsim/policies/packing.h"
 #include "utilsim/policies/queues_extra.h"
+#include "utilsim/policies/recorded_hosts.h"
 
 namespace utilsim {
 
@@ -202,7 +203,7 @@ Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name,
     placement_text = name.substr(plus + 1);
   } else if (lone == "as-recorded") {
     queue_text = name;
-    placement_text = "first-fit";
+    placement_text = "recorded-hosts";
   } else if (auto it = entries_.find(lone);
              it != entries_.end() && it->second.info.kind == "profile") {
     queue_text = it->second.profile_queue;
@@ -345,6 +346,10 @@ PolicyRegistry BuiltinPolicies() {
                    "(restart cost: --restart-cost)"},
                   MakePriorityPreempt));
   Must(r.AddPlacement({"first-fit", "", "", "lowest-indexed node that fits"}, MakeFirstFit));
+  Must(r.AddPlacement({"recorded-hosts", "", "",
+                       "each task on the host the trace recorded it on when it fits there, else "
+                       "first fit (the default placement of as-recorded)"},
+                      [] { return MakeRecordedHosts(MakeFirstFit()); }));
   Must(r.AddPlacement(
       {"best-fit", "", "", "Borg-style tightest fit: node left with the fewest free GPUs"},
       MakeBestFit));

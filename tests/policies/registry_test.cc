@@ -25,6 +25,7 @@ TEST(Registry, BuiltinsListedWithVersions) {
                                            "placement:gpu-packing@1",
                                            "placement:least-loaded@1",
                                            "placement:random@2",
+                                           "placement:recorded-hosts@1",
                                            "placement:stranding-hybrid@1",
                                            "placement:tetris@1",
                                            "placement:topology-aware@1",
@@ -99,7 +100,8 @@ TEST(Registry, MakesSchedulersFromNames) {
   auto c = r.Make("as-recorded");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c.value()->queue_policy().name, "as-recorded");
-  EXPECT_EQ(c.value()->placement_policy().name, "first-fit");
+  // Alone, as-recorded replays on the recorded hosts (recorded_hosts.h).
+  EXPECT_EQ(c.value()->placement_policy().name, "recorded-hosts");
 }
 
 TEST(Registry, UnknownNamesListKnownOnes) {

@@ -423,6 +423,8 @@ int RunMain(int argc, char** argv) {
   CLI::App* serve = AddServeCommand(&app, serve_opt);
   ShadowReportCliOptions shadow_opt;  // utilsim shadow-report (cmd_serve.cc)
   CLI::App* shadow = AddShadowReportCommand(&app, shadow_opt);
+  SlurmCliOptions slurm_opt;  // utilsim slurm advise (cmd_slurm.cc)
+  CLI::App* slurm = AddSlurmCommand(&app, slurm_opt);
 
   if (const std::string m = UnknownSubcommand(app, argc, argv); !m.empty())
     return Fail(m, kExitUsage);
@@ -464,6 +466,9 @@ int RunMain(int argc, char** argv) {
     usage = CheckPolicyList({diag_opt.policy}, "--policy", reg);
   } else if (*decide) {
     usage = CheckPolicyList({decide_opt.policy}, "--policy", reg, /*placements=*/true);
+  } else if (*slurm) {
+    usage = CheckPolicyList({slurm_opt.policy}, "--policy", reg, /*placements=*/true);
+    if (usage.ok()) usage = CheckSlurmOptions(slurm_opt);
   }
   if (!usage.ok()) return Fail(usage.message(), kExitUsage);
 
@@ -533,6 +538,22 @@ int RunMain(int argc, char** argv) {
     st = ServeCommand(serve_opt, reg);
   } else if (*shadow) {
     st = ShadowReportCommand(shadow_opt);
+    std::vector<std::string> replay;
+    if (st.ok() && !shadow_opt.json && SlurmReplayWanted(shadow_opt, &replay)) {
+      // The same history offline: Slurm's decisions against the advice.
+      usage = CheckPolicyList(replay, "--replay-policies", reg);
+      if (!usage.ok()) return Fail(usage.message(), kExitUsage);
+      Options r;
+      r.input.trace = shadow_opt.sacct;
+      r.input.format = "sacct";
+      r.input.cluster = shadow_opt.cluster;
+      r.out = shadow_opt.out;
+      r.progress = "never";
+      std::cout << "\nThe sacct history replayed offline on " << shadow_opt.cluster << ":\n";
+      st = Execute(r, replay, replay[0], "utilsim shadow-report: replay");
+    }
+  } else if (*slurm) {
+    st = SlurmCommand(slurm_opt, reg);
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

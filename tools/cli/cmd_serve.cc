@@ -9,6 +9,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -21,6 +22,7 @@
 #include "utilsim/live/prometheus.h"
 #include "utilsim/live/shadow_log.h"
 #include "utilsim/live/shadow_report.h"
+#include "utilsim/live/slurm_report.h"
 
 namespace utilsim::cli {
 namespace {
@@ -183,11 +185,48 @@ CLI::App* AddShadowReportCommand(CLI::App* app, ShadowReportCliOptions& s) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", s.json, "Print the figures as one JSON object");
-  cmd->add_flag("--pods", s.pods, "Add one row per binding");
+  cmd->add_flag("--pods", s.pods, "Add one row per binding (per job for a Slurm log)");
+  cmd->add_option("--sacct", s.sacct,
+                  "Slurm advice logs: the sacct history of the same period (docs/live-slurm.md: "
+                  "recorded waits; with --cluster, the offline replay)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--cluster", s.cluster,
+                  "Slurm advice logs: the cluster (slurm.conf or YAML) to replay the history on")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--replay-policies", s.replay_policies,
+                  "Slurm advice logs: the replay's policies (default as-recorded, "
+                  "as-recorded+P and easy-backfill+P, P the advised placement)");
+  cmd->add_option("--out", s.out, "Slurm advice logs: write the replay's results database");
   return cmd;
 }
 
+bool SlurmReplayWanted(const ShadowReportCliOptions& s, std::vector<std::string>* policies) {
+  if (s.sacct.empty() || s.cluster.empty() || !live::IsSlurmAdviceLog(s.log)) return false;
+  policies->clear();
+  std::stringstream in(s.replay_policies);
+  for (std::string p; std::getline(in, p, ',');)
+    if (!p.empty()) policies->push_back(p);
+  if (policies->empty()) {
+    auto r = live::ReadSlurmReport(s.log, "");
+    const std::string p = r.ok() && !r.value().policy.empty() ? r.value().policy : "best-fit";
+    *policies = {"as-recorded", "as-recorded+" + p, "easy-backfill+" + p};
+  }
+  return true;
+}
+
 Status ShadowReportCommand(const ShadowReportCliOptions& s) {
+  if (live::IsSlurmAdviceLog(s.log)) {
+    auto r = live::ReadSlurmReport(s.log, s.sacct);
+    if (!r.ok()) return r.status();
+    std::cout << (s.json ? live::SlurmReportJson(r.value()) + "\n"
+                         : live::FormatSlurmReport(r.value(), s.pods));
+    return Status::Ok();
+  }
+  if (!s.sacct.empty() || !s.cluster.empty() || !s.out.empty() || !s.replay_policies.empty())
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "--sacct, --cluster, --replay-policies and --out are for Slurm advice "
+                         "logs; " +
+                             s.log + " is a Kubernetes shadow log");
   auto r = live::ReadShadowReport(s.log);
   if (!r.ok()) return r.status();
   std::cout << (s.json ? live::ShadowReportJson(r.value()) + "\n"

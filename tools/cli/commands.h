@@ -57,8 +57,38 @@ Status ServeCommand(const ServeCliOptions& s, const PolicyRegistry& reg);
 struct ShadowReportCliOptions {
   std::string log;
   bool json = false, pods = false;
+  // Slurm advice logs (docs/live-slurm.md): the sacct history of the same
+  // period and the cluster; with both, the history is also replayed offline
+  // under Slurm's decisions and the advised policy (`replay_policies`, ""
+  // = as-recorded, as-recorded+P, easy-backfill+P with P the log's policy).
+  std::string sacct, cluster, replay_policies, out;
 };
+// True when the shadow report's log is a Slurm advice log whose history is
+// to be replayed; *policies gets the replay's policies, *baseline the first.
+bool SlurmReplayWanted(const ShadowReportCliOptions& s, std::vector<std::string>* policies);
 CLI::App* AddShadowReportCommand(CLI::App* app, ShadowReportCliOptions& s);
 Status ShadowReportCommand(const ShadowReportCliOptions& s);
+
+// `utilsim slurm advise` (cmd_slurm.cc): the shadow advisor beside a
+// running Slurm until SIGINT/SIGTERM or --duration (docs/live-slurm.md).
+struct SlurmCliOptions {
+  std::string policy = "best-fit", partitions;
+  int poll_s = 30, max_backoff_s = 300, rank_depth = 3, command_timeout_s = 30;
+  std::string log = "utilsim-slurm-advice.jsonl", listen = "127.0.0.1:8890";
+  std::string slurm_bin, rest_url, rest_user, rest_token_file, rest_version = "v0.0.38";
+  std::string prometheus, metric = "DCGM_FI_DEV_GPU_UTIL";
+  bool once = false;
+  std::string duration;
+  bool apply = false;
+  std::string apply_partitions;
+  double apply_rate = 6;
+  std::string apply_deadline = "10m", apply_log = "utilsim-slurm-apply.jsonl";
+  std::string revert;
+  uint64_t seed = 1;
+};
+CLI::App* AddSlurmCommand(CLI::App* app, SlurmCliOptions& s);
+// The options' checks CLI11 cannot make (a usage error, exit 2).
+Status CheckSlurmOptions(const SlurmCliOptions& s);
+Status SlurmCommand(const SlurmCliOptions& s, const PolicyRegistry& reg);
 
 }  // namespace utilsim::cli

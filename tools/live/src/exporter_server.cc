@@ -27,15 +27,33 @@ ExporterServer::~ExporterServer() { Stop(); }
 
 Result<std::unique_ptr<ExporterServer>> ExporterServer::Start(const std::string& host, int port,
                                                               std::function<std::string()> render) {
+  Routes routes;
+  routes["/metrics"] = [render] {
+    return Reply{200, "text/plain; version=0.0.4; charset=utf-8", render()};
+  };
+  return Start(host, port, std::move(routes), "utilsim exporter");
+}
+
+Result<std::unique_ptr<ExporterServer>> ExporterServer::Start(const std::string& host, int port,
+                                                              Routes routes,
+                                                              const std::string& title) {
   auto impl = std::make_unique<Impl>();
   impl->host = host;
   httplib::Server& srv = impl->server;
-  srv.Get("/metrics", [render](const httplib::Request&, httplib::Response& res) {
-    res.set_content(render(), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  srv.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("utilsim exporter: metrics at /metrics\n", "text/plain");
-  });
+  std::string index = title + ":";
+  for (const auto& [path, handler] : routes) {
+    index += " " + path;
+    srv.Get(path, [handler](const httplib::Request&, httplib::Response& res) {
+      Reply r = handler();
+      res.status = r.status;
+      res.set_content(r.body, r.content_type);
+    });
+  }
+  index += "\n";
+  if (!routes.count("/"))
+    srv.Get("/", [index](const httplib::Request&, httplib::Response& res) {
+      res.set_content(index, "text/plain");
+    });
   if (port == 0) {
     impl->port = srv.bind_to_any_port(host);
     if (impl->port <= 0) return Status::Error(StatusCode::kIo, "cannot listen on " + host + ":0");

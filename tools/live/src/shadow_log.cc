@@ -1,12 +1,7 @@
 #include "utilsim/live/shadow_log.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 namespace utilsim::live {
 namespace {
@@ -32,49 +27,16 @@ json Facts(const std::optional<LiveState::NodeFacts>& f) {
 }  // namespace
 
 Result<std::unique_ptr<ShadowLog>> ShadowLog::Open(const std::string& path) {
-  auto refuse = [&](const std::string& why) {
-    return Status::Error(StatusCode::kIo, "shadow log: " + path + ": " + why);
-  };
-  if (path.empty() || path == "-") return refuse("give a file path");
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISLNK(st.st_mode))
-      return refuse("is a symbolic link; refusing to write through it (give the target's path)");
-    if (!S_ISREG(st.st_mode))
-      return refuse(std::string(S_ISFIFO(st.st_mode) ? "is a FIFO" : "is not a regular file") +
-                    "; refusing to write to it");
-  }
-  // O_NOFOLLOW and the check after opening close the race with a swap.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return refuse(std::string("cannot open: ") + std::strerror(errno));
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return refuse("is not a regular file; refusing to write to it");
-  }
-  std::FILE* f = ::fdopen(fd, "a");
-  if (!f) {
-    ::close(fd);
-    return Status::Error(StatusCode::kIo, "shadow log: " + path + ": cannot open");
-  }
-  return std::unique_ptr<ShadowLog>(new ShadowLog(f));
+  auto f = JsonlFile::Open(path, "shadow log");
+  if (!f.ok()) return f.status();
+  return std::unique_ptr<ShadowLog>(new ShadowLog(std::move(f.value())));
 }
 
-ShadowLog::~ShadowLog() {
-  if (f_) std::fclose(f_);
-}
+ShadowLog::~ShadowLog() = default;
 
-void ShadowLog::Write(const std::string& line) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::fwrite(line.data(), 1, line.size(), f_);
-  std::fputc('\n', f_);
-  std::fflush(f_);
-  ++lines_;
-}
+void ShadowLog::Write(const std::string& line) { file_->Write(line); }
 
-uint64_t ShadowLog::lines() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return lines_;
-}
+uint64_t ShadowLog::lines() const { return file_->lines(); }
 
 void ShadowLog::Verb(const VerbRecord& r, int status, int64_t unix_ms, int64_t latency_us) {
   json j{

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -119,11 +120,23 @@ class Replay {
   Micros first_{0}, last_{0}, spacing_{0};
 };
 
-// An HTTP server of GET /metrics (text/plain; version=0.0.4) on its own
-// threads; `render` is called per request, possibly concurrently.
+// A small HTTP server of GET routes on its own threads: the exporter's
+// /metrics, and the Slurm advisor's /metrics, /advice, /healthz and /readyz.
+// Handlers are called per request, possibly concurrently; other paths get
+// 404 (GET / a one-line index).
 class ExporterServer {
  public:
-  // Binds host:port (port 0: a free port). Error: cannot bind.
+  struct Reply {
+    int status = 200;
+    std::string content_type = "text/plain; charset=utf-8";
+    std::string body;
+  };
+  using Routes = std::map<std::string, std::function<Reply()>>;
+  // Binds host:port (port 0: a free port) and serves `routes`; GET / lists
+  // them after `title`. Error: cannot bind.
+  static Result<std::unique_ptr<ExporterServer>> Start(const std::string& host, int port,
+                                                       Routes routes, const std::string& title);
+  // GET /metrics (text/plain; version=0.0.4) from `render`.
   static Result<std::unique_ptr<ExporterServer>> Start(const std::string& host, int port,
                                                        std::function<std::string()> render);
   ~ExporterServer();  // Stop()

@@ -25,15 +25,15 @@
 // reader with a warning). Thread-safe.
 #pragma once
 
-#include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/live/extender.h"
+#include "utilsim/live/jsonl_file.h"
 #include "utilsim/live/live_state.h"
 
 namespace utilsim::live {
@@ -57,11 +57,9 @@ class ShadowLog {
   uint64_t lines() const;
 
  private:
-  explicit ShadowLog(std::FILE* f) : f_(f) {}
+  explicit ShadowLog(std::unique_ptr<JsonlFile> f) : file_(std::move(f)) {}
   void Write(const std::string& line);
-  mutable std::mutex mu_;
-  std::FILE* f_;
-  uint64_t lines_ = 0;
+  std::unique_ptr<JsonlFile> file_;
 };
 
 }  // namespace utilsim::live

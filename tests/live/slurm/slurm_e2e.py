@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""The Slurm live mode against a real Slurm (issue 16; docs/live-slurm.md).
+
+Starts the loopback cluster of slurm_cluster.sh (munged, MariaDB, slurmdbd,
+slurmctld, 5 slurmd: a1-a2 with 4 x a100, b1-b3 with 4 x v100; partitions
+gpu and batch over all nodes) and checks, against Slurm itself:
+
+  1. the slurm.conf/gres.conf reader yields the cluster slurmctld reports
+     (sinfo --json): names, CPUs, memory, GPU counts and types;
+  2. shadow mode: `utilsim slurm advise` polls every second while a scripted
+     stream of 50 GPU jobs runs (sleep jobs with --gres=gpu[:TYPE]:K, two-node
+     jobs, an array, a het job); slurmctld is killed and restarted half way;
+     every GPU job the test saw pending for 2 s or more got advice, the
+     advisor kept running and logged the outage and the recovery, and its
+     /metrics answered;
+  3. history in: sacct (SLURM_TIME_FORMAT=%s, --parsable2) converted by
+     utilsim and replayed `as-recorded` on the slurm.conf cluster reproduces
+     every recorded start and end to the second, on the recorded nodes;
+  4. apply mode: a pending job pinned by `--apply` starts on the recommended
+     node (visible in squeue --json's required_nodes and in sacct's node
+     list), although another node freed first; `--revert` removes another
+     job's pin (required_nodes empty again);
+  5. `utilsim shadow-report` reads the advice log with the sacct history.
+
+Usage: slurm_e2e.py --binary build/tools/utilsim [--keep DIR]
+Exit 77 (a ctest skip) when the Slurm packages are not installed. The cluster
+is stopped on every exit, also on failure or SIGTERM.
+"""
+import argparse
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLUSTER = os.path.join(HERE, "slurm_cluster.sh")
+SACCT_FIELDS = ("JobID,JobIDRaw,JobName,State,Submit,Eligible,Start,End,Elapsed,Timelimit,"
+                "Partition,QOS,User,Account,Priority,AllocTRES,ReqTRES,NodeList,ExitCode")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+    print("  ok: " + what, flush=True)
+
+
+class Env:
+    def __init__(self, d, binary):
+        self.d = d
+        self.binary = binary
+        self.env = dict(os.environ, SLURM_CONF=os.path.join(d, "etc", "slurm.conf"))
+
+    def run(self, argv, check_rc=True, **kw):
+        p = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=120, **kw)
+        if check_rc and p.returncode != 0:
+            raise Failure(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()[:500]}")
+        return p
+
+    def sbatch(self, *args):
+        out = self.run(["sbatch", "--parsable", "-o", "/dev/null", *args]).stdout.strip()
+        return out.split(";")[0]
+
+    def squeue(self):
+        p = self.run(["squeue", "--all", "--json"], check_rc=False)
+        if p.returncode != 0:
+            return None
+        return json.loads(p.stdout)["jobs"]
+
+    def utilsim(self, *args, check_rc=True):
+        return self.run([self.binary, *args], check_rc=check_rc)
+
+
+def display_id(j):
+    if j.get("het_job_id"):
+        return f"{j['het_job_id']}+{j['het_job_offset']}"
+    if j.get("array_job_id") and j.get("array_task_id") is not None:
+        return f"{j['array_job_id']}_{j['array_task_id']}"
+    if j.get("array_job_id") and j.get("array_task_string"):
+        return f"{j['array_job_id']}_[{j['array_task_string']}]"
+    return str(j["job_id"])
+
+
+def gpu_job(j):
+    return "gpu" in (j.get("tres_per_node") or "") + (j.get("tres_per_job") or "") + \
+        (j.get("tres_req_str") or "")
+
+
+# ---------------------------------------------------------------- 1. cluster
+def check_cluster_reader(e):
+    print("1. slurm.conf reader vs the cluster slurmctld runs", flush=True)
+    out = os.path.join(e.d, "cluster.yaml")
+    e.utilsim("convert", "--cluster", os.path.join(e.d, "etc", "slurm.conf"),
+              "--cluster-out", out)
+    text = open(out).read()
+    nodes = json.loads(e.run(["sinfo", "--json"]).stdout)["nodes"]
+    check(len(nodes) == 5, "sinfo lists 5 nodes")
+    for n in nodes:
+        gtype, count = n["gres"].split(":")[1], int(n["gres"].split(":")[2])
+        want = (f"name: {n['name']}", f"gpu_model: {gtype}", f"gpus: {count}",
+                f"cpu_cores: {n['cpus']}")
+        block = [b for b in text.split("- ") if f"name: {n['name']}," in b or
+                 f"name: {n['name']}\n" in b or b.startswith(f"{{name: {n['name']},")]
+        check(block and all(w in block[0] for w in want[1:]),
+              f"node {n['name']}: {count} x {gtype}, {n['cpus']} CPUs as slurmctld has it")
+
+
+# ------------------------------------------------------------- 2. the stream
+def job_stream():
+    """50 GPU jobs: (sbatch args, sleep seconds), a fixed script."""
+    jobs = []
+    shapes = [("gpu:a100:1", 2), ("gpu:v100:2", 3), ("gpu:1", 2), ("gpu:a100:4", 4),
+              ("gpu:v100:4", 3), ("gpu:2", 2), ("gpu:a100:2", 3), ("gpu:v100:1", 1)]
+    for k in range(40):
+        gres, secs = shapes[k % len(shapes)]
+        args = [f"--gres={gres}", "-c", str(1 + k % 3), "--mem", str(500 + 100 * (k % 5)),
+                "-t", str(1 + k % 4)]
+        jobs.append((args, secs + (k % 3)))
+    # Two-node jobs (4 x v100 on each of 2 nodes) and untyped two-node jobs.
+    for k in range(4):
+        jobs.append((["-N", "2", "--gres=gpu:v100:4" if k % 2 == 0 else "--gres=gpu:2",
+                      "--mem", "1000", "-t", "2"], 3))
+    # An array of 4 tasks of 1 GPU, counted as 4 jobs.
+    jobs.append((["--array=0-3", "--gres=gpu:1", "--mem", "300", "-t", "1"], 2))
+    # A het job: 1 x a100 with 1 x v100, counted as 2 jobs.
+    jobs.append((["--gres=gpu:a100:1", "--mem", "300", "-t", "1", ":", "--gres=gpu:v100:1",
+                  "--mem", "300"], 2))
+    return jobs
+
+
+def run_stream(e, advise_url):
+    print("2. shadow mode while 50 GPU jobs run; slurmctld restarted half way", flush=True)
+    submitted = []
+    pending_seen = {}  # display id -> (first seen pending, last seen pending)
+    restarted = False
+    start = time.time()
+    stream = job_stream()
+    for i, (args, secs) in enumerate(stream):
+        if ":" in args:
+            het = args.index(":")
+            first, rest = args[:het], args[het + 1:]
+            submitted.append(e.sbatch(*first, ":", *rest, "--wrap", f"sleep {secs}"))
+        else:
+            submitted.append(e.sbatch(*args, "--wrap", f"sleep {secs}"))
+        if i % 6 == 5:
+            observe(e, pending_seen)
+            time.sleep(0.5)
+        if i == len(stream) // 2 and not restarted:
+            observe(e, pending_seen)
+            print("  killing slurmctld", flush=True)
+            subprocess.run(["bash", CLUSTER, "stop-ctld", e.d], check=True)
+            time.sleep(3)
+            subprocess.run(["bash", CLUSTER, "start-ctld", e.d], check=True)
+            restarted = True
+    while time.time() - start < 240:
+        jobs = observe(e, pending_seen)
+        if jobs is not None and not [j for j in jobs if j["job_state"] in
+                                     ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING")]:
+            break
+        time.sleep(0.5)
+    else:
+        raise Failure("the stream did not finish within 240 s")
+    print(f"  the stream ran in {time.time() - start:.0f} s", flush=True)
+    metrics = urllib.request.urlopen(advise_url + "/metrics", timeout=5).read().decode()
+    return submitted, pending_seen, metrics
+
+
+def observe(e, pending_seen):
+    jobs = e.squeue()
+    if jobs is None:
+        return None
+    now = time.time()
+    for j in jobs:
+        if j["job_state"] == "PENDING" and gpu_job(j):
+            k = display_id(j)
+            first = pending_seen.get(k, (now, now))[0]
+            pending_seen[k] = (first, now)
+    return jobs
+
+
+def check_shadow(e, advice_log, pending_seen, metrics):
+    lines = [json.loads(l) for l in open(advice_log) if l.strip()]
+    advised = {l["job"] for l in lines if l["event"] == "advice"}
+    long_pending = sorted(k for k, (a, b) in pending_seen.items() if b - a >= 2.0)
+    missing = [k for k in long_pending if k not in advised]
+    check(len(long_pending) >= 5, f"{len(long_pending)} GPU jobs were pending for 2 s or more")
+    check(not missing, f"every one of them got advice (missing: {missing})")
+    events = [l["event"] for l in lines]
+    check("poll_error" in events and "recovered" in events,
+          "the advisor logged slurmctld's outage and its recovery")
+    started = [l for l in lines if l["event"] == "started"]
+    agree = sum(1 for l in started if l["agree"])
+    check(len(started) >= 5, f"{len(started)} advised jobs seen starting ({agree} on the "
+          f"advised nodes)")
+    check("utilsim_slurm_polls_total{outcome=\"ok\"}" in metrics and
+          "utilsim_slurm_gpus{state=\"total\"} 20" in metrics, "/metrics answered (20 GPUs)")
+
+
+# ---------------------------------------------------------- 3. history in
+def sacct(e, since, path):
+    env = dict(e.env, SLURM_TIME_FORMAT="%s")
+    p = subprocess.run(["sacct", "--allusers", "--duplicates", "--parsable2", "--starttime",
+                        since, "--format=" + SACCT_FIELDS], env=env, capture_output=True,
+                       text=True, timeout=60)
+    if p.returncode != 0:
+        raise Failure("sacct: " + p.stderr)
+    with open(path, "w") as f:
+        f.write(p.stdout)
+    rows = [dict(zip(p.stdout.splitlines()[0].split("|"), l.split("|")))
+            for l in p.stdout.splitlines()[1:] if l]
+    return [r for r in rows if "." not in r["JobID"]]
+
+
+def expand(hostlist):
+    out = []
+    for part in hostlist.replace("],", "]|").split("|") if "[" in hostlist else \
+            hostlist.split(","):
+        if "[" not in part:
+            out.extend(x for x in part.split(",") if x)
+            continue
+        prefix, ranges = part.split("[")
+        for r in ranges.rstrip("]").split(","):
+            lo, _, hi = r.partition("-")
+            for n in range(int(lo), int(hi or lo) + 1):
+                out.append(f"{prefix}{n}")
+    return out
+
+
+def check_replay(e, rows, sacct_path):
+    print("3. sacct replayed as-recorded reproduces every start and end", flush=True)
+    done = [r for r in rows if r["Start"] not in ("Unknown", "None", "") and
+            r["End"] not in ("Unknown", "None", "")]
+    check(len(done) >= 50, f"sacct holds {len(done)} finished GPU job records")
+    db = os.path.join(e.d, "replay.db")
+    e.utilsim("run", "--trace", sacct_path, "--format", "sacct", "--cluster",
+              os.path.join(e.d, "etc", "slurm.conf"), "--policy", "as-recorded", "--out", db)
+    con = sqlite3.connect(db)
+    got = {name: (start, finish, placement) for name, start, finish, placement in
+           con.execute("SELECT name, start_s, finish_s, placement FROM jobs")}
+    offsets, wrong, elsewhere = set(), [], []
+    for r in done:
+        if r["JobID"] not in got:
+            wrong.append(r["JobID"] + " (missing)")
+            continue
+        start, finish, placement = got[r["JobID"]]
+        offsets.add(int(r["Start"]) - round(start))
+        if round(finish - start) != int(r["End"]) - int(r["Start"]):
+            wrong.append(f"{r['JobID']}: ran {finish - start} s, recorded "
+                         f"{int(r['End']) - int(r['Start'])} s")
+        nodes = [t.split(":")[0] for t in placement.split(";")]
+        if sorted(nodes) != sorted(expand(r["NodeList"])):
+            elsewhere.append(f"{r['JobID']}: {nodes} vs {r['NodeList']}")
+    check(not wrong, f"every replayed run time equals End - Start ({wrong[:5]})")
+    check(len(offsets) == 1, f"every replayed start is the recorded Start minus one origin "
+          f"({len(done)} jobs, offsets {sorted(offsets)[:5]})")
+    check(not elsewhere, f"every job replayed on its recorded nodes ({elsewhere[:5]})")
+
+
+# --------------------------------------------------------------- 4. apply
+def check_apply(e):
+    print("4. --apply pins a pending job to the advised node; --revert unpins", flush=True)
+    # a1 busy 8 s (limit 1 min), a2 busy 4 s (limit 5 min): by the limits a1
+    # frees first, so the advice for J (1 x a100) is a1; Slurm alone would
+    # start J on a2 at 4 s.
+    b1 = e.sbatch("-w", "a1", "--gres=gpu:a100:4", "--mem", "100", "-t", "1", "--wrap", "sleep 8")
+    b2 = e.sbatch("-w", "a2", "--gres=gpu:a100:4", "--mem", "100", "-t", "5", "--wrap", "sleep 4")
+    time.sleep(1)
+    j = e.sbatch("-p", "gpu", "--gres=gpu:a100:1", "--mem", "100", "-t", "1", "--wrap", "sleep 1")
+    k = e.sbatch("-p", "batch", "--gres=gpu:a100:4", "--mem", "100", "-t", "1", "--wrap",
+                 "sleep 1")
+    log1, log2 = os.path.join(e.d, "apply-gpu.jsonl"), os.path.join(e.d, "apply-batch.jsonl")
+    for parts, log in (("gpu", log1), ("batch", log2)):
+        e.utilsim("slurm", "advise", "--apply", "--apply-partitions", parts, "--apply-log", log,
+                  "--log", os.path.join(e.d, "apply-advice.jsonl"), "--poll", "1",
+                  "--duration", "1s", "--listen", "none")
+    q = {str(x["job_id"]): x for x in e.squeue()}
+    check(q[j]["job_state"] == "PENDING" and q[j]["required_nodes"] == "a1",
+          f"job {j} pending with required_nodes a1 (squeue --json)")
+    check(q[k]["required_nodes"] != "", f"job {k} pinned to {q[k]['required_nodes']}")
+    out = e.utilsim("slurm", "advise", "--revert", log2).stdout
+    q = {str(x["job_id"]): x for x in e.squeue()}
+    check(q[k]["required_nodes"] == "" and "removed" in out,
+          f"--revert removed job {k}'s pin: {out.strip()}")
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        q = {str(x["job_id"]): x for x in e.squeue() or []}
+        if all(x not in q or q[x]["job_state"] not in ("PENDING", "RUNNING", "COMPLETING")
+               for x in (b1, b2, j, k)):
+            break
+        time.sleep(0.5)
+    rows = {r["JobID"]: r for r in sacct(e, "now-1hour", os.path.join(e.d, "apply-sacct.txt"))}
+    check(rows[j]["NodeList"] == "a1",
+          f"job {j} ran on a1, the advised node (sacct NodeList {rows[j]['NodeList']}), "
+          f"starting {int(rows[j]['Start']) - int(rows[b2]['End'])} s after a2 was free")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--keep", help="run in this folder and keep it")
+    a = ap.parse_args()
+    rc = subprocess.run(["bash", CLUSTER, "check"], capture_output=True, text=True)
+    if rc.returncode != 0:
+        print(rc.stdout.strip())
+        return 77
+    d = a.keep or tempfile.mkdtemp(prefix="utilsim-slurm-")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    advisor = None
+    ok = False
+    try:
+        p = subprocess.run(["bash", CLUSTER, "start", d], capture_output=True, text=True,
+                           env=dict(os.environ, SLURM_TEST_PARTITIONS="gpu,batch"))
+        if p.returncode != 0:
+            raise Failure("the cluster did not start: " + p.stderr[-2000:])
+        e = Env(d, os.path.abspath(a.binary))
+        check_cluster_reader(e)
+        since = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 5))
+        advice_log = os.path.join(d, "advice.jsonl")
+        advisor = subprocess.Popen(
+            [e.binary, "slurm", "advise", "--poll", "1", "--max-backoff", "2", "--log",
+             advice_log, "--listen", "127.0.0.1:0"], env=e.env, stdout=subprocess.PIPE,
+            stderr=open(os.path.join(d, "log", "advisor.log"), "w"), text=True,
+            start_new_session=True)
+        line = advisor.stdout.readline()
+        if "serving http://" not in line:
+            raise Failure("advisor did not start: " + line)
+        url = "http://" + line.split("http://")[1].split("/")[0]
+        submitted, pending_seen, metrics = run_stream(e, url)
+        check(advisor.poll() is None, "the advisor is still running after the slurmctld restart")
+        check_shadow(e, advice_log, pending_seen, metrics)
+        advisor.send_signal(signal.SIGTERM)
+        check(advisor.wait(timeout=10) == 0, "the advisor stopped cleanly on SIGTERM")
+        advisor = None
+        sacct_path = os.path.join(d, "sacct.txt")
+        rows = sacct(e, since, sacct_path)
+        check_replay(e, rows, sacct_path)
+        check_apply(e)
+        print("5. shadow-report of the advice log with the sacct history", flush=True)
+        rep = e.utilsim("shadow-report", advice_log, "--sacct", sacct_path, "--cluster",
+                        os.path.join(d, "etc", "slurm.conf")).stdout
+        print(rep)
+        check("agreement" in rep, "shadow-report prints the agreement")
+        ok = True
+    except Failure as f:
+        print("FAILED: " + str(f), flush=True)
+        for log in ("slurmctld.log", "advisor.log"):
+            path = os.path.join(d, "log", log)
+            if os.path.exists(path):
+                print(f"--- {log} (last lines)\n" + "".join(open(path).readlines()[-30:]))
+    finally:
+        if advisor is not None:
+            advisor.kill()
+        subprocess.run(["bash", CLUSTER, "stop", d])
+        if ok and not a.keep:
+            subprocess.run(["rm", "-rf", d])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
