@@ -17,7 +17,9 @@
 # default 2), SLURM_TEST_V100 (nodes b1.., 8 CPUs, 32000 MiB, 4 x v100;
 # default 3), SLURM_TEST_MAX_ARRAY (MaxArraySize, default 1001),
 # SLURM_TEST_PARTITIONS (comma-separated partitions over all nodes, the
-# first the default; default "gpu").
+# first the default; default "gpu"), SLURM_TEST_REST=1 (also slurmrestd
+# with JWT auth on a free port: DIR/env gets SLURMRESTD_URL and DIR/etc/jwt
+# holds a token for the current user; needs slurm-wlm-jwt-plugin).
 # Logs are in DIR/log; `stop` leaves them for a failed test to print.
 set -euo pipefail
 
@@ -27,6 +29,7 @@ A100=${SLURM_TEST_A100:-2}
 V100=${SLURM_TEST_V100:-3}
 MAX_ARRAY=${SLURM_TEST_MAX_ARRAY:-1001}
 PARTITIONS=${SLURM_TEST_PARTITIONS:-gpu}
+REST=${SLURM_TEST_REST:-0}
 ME=$(id -un)
 
 need=(munged mariadbd mariadb-install-db mariadb slurmdbd slurmctld slurmd sbatch sacct squeue
@@ -36,6 +39,10 @@ check() {
   for b in "${need[@]}"; do
     command -v "$b" >/dev/null 2>&1 || [ -x "/usr/sbin/$b" ] || missing+=("$b")
   done
+  if [ "$REST" = 1 ]; then
+    command -v slurmrestd >/dev/null 2>&1 || [ -x /usr/sbin/slurmrestd ] || missing+=(slurmrestd)
+    compgen -G "/usr/lib/*/slurm-wlm/auth_jwt.so" >/dev/null || missing+=(slurm-wlm-jwt-plugin)
+  fi
   if [ ${#missing[@]} -gt 0 ]; then
     echo "slurm test cluster skipped: not installed: ${missing[*]} (tools/install-deps.sh test)"
     return 77
@@ -139,6 +146,10 @@ AccountingStorageTRES=gres/gpu,gres/gpu:a100,gres/gpu:v100
 JobCompType=jobcomp/none
 MaxArraySize=$MAX_ARRAY
 EOF
+    if [ "$REST" = 1 ]; then
+      echo "AuthAltTypes=auth/jwt"
+      echo "AuthAltParameters=jwt_key=$D/etc/jwt_hs256.key"
+    fi
     local port=$first_d
     if [ "$A100" -gt 0 ]; then
       echo "NodeName=a[1-$A100] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$port-$((port + A100 - 1)) CPUs=16 Sockets=1 CoresPerSocket=16 ThreadsPerCore=1 RealMemory=64000 Gres=gpu:a100:4 Feature=a100"
@@ -170,9 +181,22 @@ start_ctld() {
   wait_for 30 "slurmctld" env SLURM_CONF="$D/etc/slurm.conf" scontrol ping
 }
 
+# slurmrestd refuses to run as root or SlurmUser unless told the test knows
+# (SLURMRESTD_SECURITY); SLURM_JWT=daemon makes it pass the users' tokens on.
+start_rest() {
+  local port
+  port=$(free_ports 1)
+  scontrol token lifespan=7200 > "$D/etc/jwt"
+  (SLURM_JWT=daemon SLURMRESTD_SECURITY=disable_user_check setsid slurmrestd -a rest_auth/jwt \
+     "127.0.0.1:$port" < /dev/null > "$D/log/slurmrestd.log" 2>&1 &
+   echo $! > "$D/run/slurmrestd.pid")
+  echo "SLURMRESTD_URL=http://127.0.0.1:$port" >> "$D/env"
+  wait_for 30 "slurmrestd" bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"
+}
+
 all_idle() {
   local out
-  out=$(SLURM_CONF="$D/etc/slurm.conf" sinfo -h -N -o '%N %t' 2>/dev/null) || return 1
+  out=$(SLURM_CONF="$D/etc/slurm.conf" sinfo -h -N -o '%N %t' 2>/dev/null | sort -u) || return 1
   [ "$(echo "$out" | grep -c ' idle$')" -eq $((A100 + V100)) ]
 }
 
@@ -189,6 +213,10 @@ start() {
   write_configs "$ports"
   local db=${ports%% *}
   export SLURM_CONF="$D/etc/slurm.conf"
+  if [ "$REST" = 1 ]; then
+    dd if=/dev/urandom bs=32 count=1 of="$D/etc/jwt_hs256.key" 2>/dev/null
+    chmod 600 "$D/etc/jwt_hs256.key"
+  fi
 
   dd if=/dev/urandom bs=1 count=1024 of="$D/etc/munge.key" 2>/dev/null
   chmod 400 "$D/etc/munge.key"
@@ -215,6 +243,7 @@ start() {
   local n
   for n in $(nodes); do slurmd -f "$D/etc/slurm.conf" -N "$n"; done
   wait_for 60 "all nodes idle" all_idle
+  if [ "$REST" = 1 ]; then start_rest; fi
   echo "slurm_cluster: up in $D ($((A100 + V100)) nodes; SLURM_CONF=$D/etc/slurm.conf)"
 }
 
@@ -244,6 +273,7 @@ stop() {
   fi
   local f
   for f in "$D"/run/slurmd.*.pid; do stop_pid "$f" 5; done
+  stop_pid "$D/run/slurmrestd.pid" 5
   stop_pid "$D/run/slurmctld.pid" 10
   # Job steps outlive slurmd; they run with their cwd in this cluster's log folder.
   local p

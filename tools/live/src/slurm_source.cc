@@ -141,7 +141,14 @@ Result<std::unique_ptr<SlurmSource>> MakeRestSource(SlurmRestOptions options) {
                          "slurmrestd needs a user name and a JWT (scontrol token)");
   auto src = std::make_unique<RestSource>(options);
   auto ping = src->Get("/ping");
-  if (!ping.ok()) return ping.status();
+  if (!ping.ok()) {
+    if (ping.status().message().find("HTTP 404") != std::string::npos)
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "slurmrestd " + options.url + " does not serve data parser " +
+                               options.data_parser + " (the pinned version; " +
+                               ping.status().message() + ")");
+    return ping.status();
+  }
   // The version check: a server without the pinned parser answers 404
   // above; one that answers must say it is that version.
   const SlurmMeta meta = ParseSlurmMeta(ping.value());
