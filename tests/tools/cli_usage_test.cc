@@ -77,6 +77,8 @@ TEST(CliUsage, NonsenseValuesAreUsageErrorsNamingOptionAndRange) {
       {"run --attach shape", "--attach", "expected series or mean"},
       {"run --pending later", "--pending", "expected run or skip"},
       {"run --swf-unit node", "--swf-unit", "expected gpu or cpu"},
+      {"run --sacct-tenant group", "--sacct-tenant", "expected account or user"},
+      {"run --sacct-submit start", "--sacct-submit", "expected eligible or submit"},
       // Cluster.
       {"run --nodes 0", "--nodes", "expected an integer in 1..1000000, got '0'"},
       {"run --nodes -3", "--nodes", "expected an integer in 1..1000000, got '-3'"},

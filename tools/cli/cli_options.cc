@@ -59,6 +59,17 @@ void AddInputOptions(CLI::App* cmd, CliOptions& o) {
       ->check(checks::OneOf({"gpu", "cpu"}))
       ->capture_default_str()
       ->group(kInputGroup);
+  cmd->add_option("--sacct-tenant", o.input.reader.sacct_tenant,
+                  "sacct: a job's tenant is its Slurm account or user")
+      ->check(checks::OneOf({"account", "user"}))
+      ->capture_default_str()
+      ->group(kInputGroup);
+  cmd->add_option("--sacct-submit", o.input.reader.sacct_submit,
+                  "sacct: a job's submit time is when it became eligible (holds and dependencies "
+                  "excluded) or its Submit")
+      ->check(checks::OneOf({"eligible", "submit"}))
+      ->capture_default_str()
+      ->group(kInputGroup);
   cmd->add_option("--telemetry", o.input.telemetry,
                   "GPU telemetry joined to the jobs by pod/job id or host and time window "
                   "(comma-separated files; docs/formats/telemetry.md)")
@@ -88,7 +99,8 @@ void AddInputOptions(CLI::App* cmd, CliOptions& o) {
 
 void AddClusterOptions(CLI::App* cmd, CliOptions& o) {
   cmd->add_option("--cluster", o.input.cluster,
-                  "Cluster spec, YAML (docs/trace-format.md); required for canonical traces")
+                  "Cluster spec, YAML (docs/trace-format.md) or a Slurm slurm.conf "
+                  "(docs/formats/slurm-conf.md); required for canonical and sacct traces")
       ->group(kClusterGroup);
   cmd->add_option("--nodes", o.input.reader.nodes,
                   "aaic: nodes of 8 GPUs in the cluster (default 50, the installed count)")

@@ -73,7 +73,8 @@ struct CliOptions {
   std::string max_memory;         // --max-memory ("" = 80% of physical memory)
 };
 
-// Input: --trace, --format, --seed, --jobs, --pending, --swf-unit and the
+// Input: --trace, --format, --seed, --jobs, --pending, --swf-unit,
+// --sacct-tenant, --sacct-submit and the
 // utilization sources (--telemetry*, --util-library*, --attach).
 void AddInputOptions(CLI::App* cmd, CliOptions& o);
 // Cluster: --cluster, --nodes, --gpus-per-node, --node-list.

@@ -115,7 +115,9 @@ Status ApplyGresConf(const std::string& path, SlurmConf* conf) {
                           " node names not in slurm.conf ignored (first " + *unknown.begin() + ")");
   if (!autodetect.empty())
     conf->notes.push_back("gres.conf: AutoDetect=" + autodetect +
-                          ": slurmd finds the GPUs itself; slurm.conf's counts are used");
+                          (autodetect.rfind("off", 0) == 0 || autodetect.rfind("none", 0) == 0
+                               ? ""
+                               : ": slurmd finds the GPUs itself; slurm.conf's counts are used"));
   return Status::Ok();
 }
 

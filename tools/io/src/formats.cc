@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "utilsim/traces/aaic.h"
@@ -13,6 +14,8 @@
 #include "utilsim/traces/openb.h"
 #include "utilsim/traces/pai.h"
 #include "utilsim/traces/philly.h"
+#include "utilsim/traces/sacct.h"
+#include "utilsim/traces/slurm_conf.h"
 #include "utilsim/traces/swf.h"
 #include "utilsim/traces/telemetry.h"
 
@@ -42,6 +45,9 @@ std::vector<std::pair<std::string, std::string>> TraceFormatList() {
       {"dlrm", "Alibaba cluster-trace-gpu-v2025 DLRM instances"},
       {"k8s-shadow",
        "the Kubernetes extender's shadow log (JSON lines): bound pods replayed (docs/live-k8s.md)"},
+      {"sacct",
+       "Slurm job history: sacct --parsable2 or --json output, one or several (comma-separated); "
+       "cluster from --cluster slurm.conf"},
   };
 }
 
@@ -105,6 +111,33 @@ traces::PaiPaths PaiLayout(const std::string& dir) {
   return p;
 }
 
+Result<traces::TraceData> ReadSacctTrace(const std::vector<std::string>& paths,
+                                         const ReaderOptions& opt) {
+  traces::SacctOptions o;
+  if (opt.sacct_tenant == "user")
+    o.tenant = traces::SacctTenant::kUser;
+  else if (opt.sacct_tenant != "account")
+    return Status::Error("--sacct-tenant: expected account or user, got '" + opt.sacct_tenant +
+                         "'");
+  if (opt.sacct_submit == "submit")
+    o.submit_from = traces::SacctSubmit::kSubmit;
+  else if (opt.sacct_submit != "eligible")
+    return Status::Error("--sacct-submit: expected eligible or submit, got '" + opt.sacct_submit +
+                         "'");
+  std::optional<traces::SlurmConf> conf;
+  if (!opt.slurm_conf.empty()) {
+    auto c = traces::ReadSlurmConf(opt.slurm_conf);
+    if (!c.ok()) return c.status();
+    conf = std::move(c).value();
+    o.conf = &*conf;
+  }
+  auto d = traces::ReadSacct(paths, o);
+  if (d.ok() && conf)
+    d.value().notes.push_back("jobs checked against " + opt.slurm_conf +
+                              " (recorded nodes, GPUs per node, partitions)");
+  return d;
+}
+
 }  // namespace
 
 Result<std::string> DetectTraceFormat(const std::vector<std::string>& paths) {
@@ -122,6 +155,7 @@ Result<std::string> DetectTraceFormat(const std::vector<std::string>& paths) {
   if (EndsWith(p, ".swf") || EndsWith(p, ".swf.gz") || FirstLine(p).rfind(";", 0) == 0)
     return std::string("swf");
   if (traces::LooksLikeK8sShadow(FirstLine(p))) return std::string("k8s-shadow");
+  if (traces::LooksLikeSacct(p)) return std::string("sacct");
   auto h = Header(p);
   if (!h.ok()) return Status::Error("--trace: " + h.status().message());
   const auto& cols = h.value();
@@ -210,6 +244,7 @@ Result<traces::TraceData> ReadTrace(const std::string& format,
     if (Status s = one(); !s.ok()) return s;
     return traces::ReadDlrm(p);
   }
+  if (format == "sacct") return ReadSacctTrace(paths, opt);
   if (format == "k8s-shadow") {
     if (Status s = one(); !s.ok()) return s;
     return traces::ReadK8sShadow(p);

@@ -4,6 +4,7 @@
 
 #include "utilsim/engine/units.h"
 #include "utilsim/traces/canonical.h"
+#include "utilsim/traces/slurm_conf.h"
 #include "utilsim/traces/telemetry_join.h"
 #include "utilsim/workloads/profile_library.h"
 #include "utilsim/workloads/synthetic.h"
@@ -76,6 +77,9 @@ std::vector<NamedPath> InputPaths(const InputOptions& opt, const std::string& pr
              (std::filesystem::path(p).parent_path() / "openb_node_list_all_node.csv").string()});
   }
   add("--cluster", opt.cluster);
+  if (!opt.cluster.empty() && traces::LooksLikeSlurmConf(opt.cluster))
+    out.push_back({"the gres.conf beside --cluster",
+                   (std::filesystem::path(opt.cluster).parent_path() / "gres.conf").string()});
   add("--telemetry", opt.telemetry);
   add("--util-library", opt.util_library);
   add("--node-list", opt.reader.node_list);
@@ -85,6 +89,8 @@ std::vector<NamedPath> InputPaths(const InputOptions& opt, const std::string& pr
 
 Result<Inputs> LoadInputs(const InputOptions& opt) {
   Inputs in;
+  // --cluster is a slurm.conf (by name or first line) rather than YAML.
+  const bool slurm_cluster = !opt.cluster.empty() && traces::LooksLikeSlurmConf(opt.cluster);
   const std::vector<std::string> paths = opt.trace.rfind("builtin", 0) == 0
                                              ? std::vector<std::string>{opt.trace}
                                              : SplitPaths(opt.trace);
@@ -100,7 +106,9 @@ Result<Inputs> LoadInputs(const InputOptions& opt) {
   } else {
     for (const auto& p : paths)
       if (!std::filesystem::exists(p)) return Status::Error("--trace: " + p + ": no such file");
-    auto d = ReadTrace(in.format, paths, opt.reader);
+    ReaderOptions reader = opt.reader;
+    if (slurm_cluster && reader.slurm_conf.empty()) reader.slurm_conf = opt.cluster;
+    auto d = ReadTrace(in.format, paths, reader);
     if (!d.ok()) return d.status();
     in.trace_info = std::move(d).value();
     in.workload = std::move(in.trace_info.workload);
@@ -108,7 +116,13 @@ Result<Inputs> LoadInputs(const InputOptions& opt) {
     if (in.trace_info.cluster) in.cluster = *in.trace_info.cluster;
     for (const auto& line : in.trace_info.warnings.Lines()) in.notes.push_back("input: " + line);
   }
-  if (!opt.cluster.empty()) {
+  if (slurm_cluster) {
+    auto c = traces::ReadSlurmConf(opt.cluster);
+    if (!c.ok()) return c.status();
+    in.cluster = std::move(c.value().cluster);
+    for (const auto& n : c.value().notes) in.notes.push_back("cluster: " + n);
+    for (const auto& line : c.value().warnings.Lines()) in.notes.push_back("cluster: " + line);
+  } else if (!opt.cluster.empty()) {
     auto c = traces::ReadClusterYaml(opt.cluster);
     if (!c.ok()) return c.status();
     in.cluster = std::move(c).value();

@@ -20,6 +20,12 @@ struct ReaderOptions {
   std::string pending = "run";   // openb: "run" (from creation) or "skip"
   std::string swf_unit = "gpu";  // swf: "gpu" or "cpu"
   std::string node_list;         // openb: node list (default: openb_node_list_all_node.csv beside)
+  std::string sacct_tenant = "account";   // sacct: tenant from "account" or "user"
+  std::string sacct_submit = "eligible";  // sacct: submit time "eligible" or "submit"
+  // sacct: the cluster's slurm.conf, to check jobs against and to turn
+  // partitions into GPU models ("" = none). LoadInputs sets it when
+  // --cluster is a slurm.conf.
+  std::string slurm_conf;
 };
 
 // (name, description) of every trace format.

@@ -21,10 +21,12 @@ struct InputOptions {
   // Trace file(s), comma-separated, or a folder, or "builtin:demo" /
   // "builtin:bench" (the synthetic generator with DemoParams / BenchParams).
   std::string trace = "builtin:demo";
-  std::string format;   // "" = detect
-  std::string cluster;  // YAML cluster spec; overrides a cluster the trace describes
-  uint64_t seed = 1;    // synthetic generation and profile attachment
-  int64_t jobs = -1;    // builtin: override the number of jobs (-1 = default)
+  std::string format;  // "" = detect
+  // YAML cluster spec, or a Slurm slurm.conf (by its name or first line;
+  // traces::LooksLikeSlurmConf); overrides a cluster the trace describes.
+  std::string cluster;
+  uint64_t seed = 1;  // synthetic generation and profile attachment
+  int64_t jobs = -1;  // builtin: override the number of jobs (-1 = default)
   ReaderOptions reader;
   // Telemetry joined to the jobs by pod/job id or host and time window.
   std::string telemetry, telemetry_format;
@@ -50,7 +52,8 @@ struct Inputs {
 };
 
 // The files and folders LoadInputs(opt) reads, each with its option: every
-// path of --trace (none for builtin:*), --cluster, --telemetry,
+// path of --trace (none for builtin:*), --cluster (and the gres.conf
+// beside a slurm.conf), --telemetry,
 // --util-library, --node-list, and for an openb trace without --node-list
 // the node list beside the pods; plus `profiles` (--profiles) when given.
 // Outputs must not replace them (output_path.h).
