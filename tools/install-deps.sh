@@ -26,7 +26,10 @@ BUILD_PKGS=(
 # Python module, tools/python; skipped without them) with numpy and pandas
 # (its DataFrames and tests, tests/python), and Prometheus (the live-mode tests
 # scrape `utilsim exporter` with a real one, tests/live) and the openssl command (the
-# TLS tests make their certificates with it).
+# TLS tests make their certificates with it), and a real Slurm for the Slurm
+# live mode's tests (tests/live/slurm: munge, MariaDB, slurmdbd, slurmctld,
+# slurmd, the client commands, slurmrestd with the JWT plugin; none of them
+# is started as a service: the tests start their own on 127.0.0.1).
 TEST_PKGS=(
   libgtest-dev libgmock-dev
   clang libclang-rt-14-dev
@@ -34,6 +37,7 @@ TEST_PKGS=(
   python3 sqlite3 time pkg-config clang-format
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pandas
   prometheus openssl
+  munge mariadb-server slurmdbd slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin
 )
 
 list=0

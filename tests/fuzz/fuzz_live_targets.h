@@ -1,6 +1,8 @@
 // Fuzzed parsers of the live mode (docs/live-k8s.md): the extender's
 // request bodies on every verb, Kubernetes objects and watch lines, and the
-// extender's YAML configuration. Each reads the fuzzer's file and must
+// extender's YAML configuration; the Slurm advisor's readers of squeue and
+// sinfo JSON with the model and advice built from what they read, and its
+// advice-log report. Each reads the fuzzer's file and must
 // answer (a 400, an error) without crashing, hanging or reading out of
 // bounds.
 #pragma once
@@ -14,6 +16,9 @@
 #include "fuzz_targets.h"
 #include "utilsim/live/extender.h"
 #include "utilsim/live/extender_config.h"
+#include "utilsim/live/slurm_model.h"
+#include "utilsim/live/slurm_objects.h"
+#include "utilsim/live/slurm_report.h"
 
 namespace utilsim::fuzz {
 
@@ -74,6 +79,22 @@ inline void AddLiveTargets(std::map<std::string, Target>* t) {
                              }};
   (*t)["extender-config"] = {".yaml",
                              [](const std::string& p) { (void)live::LoadExtenderConfig(p); }};
+  // One document may hold both "jobs" and "nodes": then the model is built
+  // and every pending job advised, as a poll would.
+  (*t)["slurm-json"] = {".json", [](const std::string& p) {
+                          const std::string text = Slurp(p);
+                          auto jobs = live::ParseSlurmJobs(text);
+                          auto nodes = live::ParseSlurmNodes(text);
+                          if (!jobs.ok() || !nodes.ok()) return;
+                          auto m = live::SlurmModel::Build(nodes.value(), jobs.value(), {});
+                          if (!m.ok()) return;
+                          (void)m.value()->Advise(1000000000);
+                          (void)m.value()->Usage(nullptr);
+                        }};
+  (*t)["slurm-advice-log"] = {".jsonl", [](const std::string& p) {
+                                auto r = live::ReadSlurmReport(p, "");
+                                if (r.ok()) (void)live::FormatSlurmReport(r.value(), true);
+                              }};
 }
 
 }  // namespace utilsim::fuzz

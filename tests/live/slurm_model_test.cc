@@ -86,6 +86,25 @@ TEST(SlurmModel, RecordedSnapshotUnderBestFit) {
   EXPECT_EQ(u.gpus_measured, 0);
 }
 
+// The fuzzer's seed (tests/fixtures/slurm/live/snapshot_small.json): a cut of
+// the same snapshot, jobs and nodes in one document, with only job 9 running
+// (on b1): 12 fits b2 now (best fit: b2 and b3 tie, lowest first); the het
+// job 15 starts together, 15+0 on a1 and 15+1 on b3; 17_[0-2]'s next task
+// (2 x v100) then fits b3's 3 free GPUs, the tightest.
+TEST(SlurmModel, CombinedSnapshotDocument) {
+  const std::string doc = testutil::ReadFile(testutil::Fixture("slurm/live/snapshot_small.json"));
+  auto m = Model(Nodes(doc), Jobs(doc));
+  ASSERT_TRUE(m);
+  auto a = ByJob(m->Advise(1796188666));
+  ASSERT_EQ(a.size(), 4u);  // 12, 15+0, 15+1, 17_[0-2]
+  EXPECT_EQ(a["12"].nodes, (std::vector<std::string>{"b2"}));
+  EXPECT_TRUE(a["12"].now);
+  EXPECT_EQ(a["15+0"].placement, "a1:0");
+  EXPECT_EQ(a["15+1"].placement, "b3:0");
+  EXPECT_EQ(a["17_[0-2]"].placement, "b3:1,2");
+  EXPECT_TRUE(a["17_[0-2]"].now);
+}
+
 // Two nodes of 4 GPUs "g". R1 holds n1's 4 GPUs until now+100, R2 holds
 // n2's GPUs 0-1 until now+50.
 constexpr char kTwoNodes[] = R"({"nodes":[

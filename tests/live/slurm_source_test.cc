@@ -28,7 +28,8 @@ TEST(SlurmCommandSource, RunsTheCommandsAndFallsBackToSinfo) {
   // 22.05's scontrol: no --json; updates are recorded.
   Script(dir, "scontrol",
          "case \"$1\" in show) echo \"scontrol: unrecognized option '--json'\" >&2; exit 1;;\n"
-         "update) echo \"$@\" >> " + dir + "/scontrol.args; exit 0;; esac\n");
+         "update) echo \"$@\" >> " +
+             dir + "/scontrol.args; exit 0;; esac\n");
   Script(dir, "sinfo", "echo '{\"nodes\":[{\"name\":\"a1\",\"cpus\":4}]}'\n");
   SlurmCommandOptions o;
   o.bin_dir = dir;
@@ -61,12 +62,12 @@ TEST(SlurmCommandSource, ErrorsQuoteSlurmAndHangsAreCut) {
   auto jobs = src->Jobs();
   ASSERT_FALSE(jobs.ok());
   EXPECT_EQ(jobs.status().message(),
-            dir + "/squeue --all --json: exit 1: squeue: error: Unable to contact slurm "
-                  "controller (connect failure)");
+            dir +
+                "/squeue --all --json: exit 1: squeue: error: Unable to contact slurm "
+                "controller (connect failure)");
   const auto t0 = std::chrono::steady_clock::now();
   auto nodes = src->Nodes();
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(nodes.ok());
   EXPECT_NE(nodes.status().message().find("no answer within the time limit (killed)"),
             std::string::npos)

@@ -87,7 +87,12 @@ void SlurmAdvisor::Impl::Failed(const Status& s, int64_t now_ms) {
     ++failed;
     last_error = s.message();
   }
-  if (!in_error_streak) Log({{"event", "poll_error"}, {"error", s.message()}}, now_ms);
+  if (!in_error_streak) {
+    Log({{"event", "poll_error"}, {"error", s.message()}}, now_ms);
+    streak_start_ms = now_ms;
+    streak_failures = 0;
+  }
+  ++streak_failures;
   in_error_streak = true;
 }
 
@@ -138,7 +143,12 @@ Status SlurmAdvisor::Poll(int64_t now_ms) {
           now_ms);
     m.start_logged = true;
   }
-  if (m.in_error_streak) m.Log({{"event", "recovered"}}, now_ms);
+  if (m.in_error_streak)
+    m.Log({{"event", "recovered"},
+           {"failed_polls", m.streak_failures},
+           {"down_s", static_cast<double>(now_ms - m.streak_start_ms) / 1000.0},
+           {"last_error", m.last_error}},
+          now_ms);
   m.in_error_streak = false;
 
   std::map<std::string, const SlurmJobInfo*> by_id;

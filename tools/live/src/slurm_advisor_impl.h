@@ -49,6 +49,7 @@ struct SlurmAdvisor::Impl {
   double tokens = 0;
   int64_t tokens_ms = 0;
   bool in_error_streak = false;
+  int64_t streak_failures = 0, streak_start_ms = 0;
   bool start_logged = false;
 
   void Log(nlohmann::json j, int64_t now_ms);

@@ -6,7 +6,7 @@
 //   <placement>            e.g. "best-fit": the fifo queue with that placement
 //   <queue>                e.g. "tiresias": that queue with first-fit placement
 //   <queue>+<placement>    e.g. "fifo-skip+worst-fit"
-//   as-recorded            the as-recorded queue with first-fit placement
+//   as-recorded            the as-recorded queue with recorded-hosts placement
 //   <profile>              a profile from a YAML file (LoadProfiles) or built in
 // Each name (each side of QUEUE+PLACEMENT) may carry parameters, NAME:k=v,k=v
 // (params.h), e.g. "tiresias:thresholds=3250/7200+epvm:base=2". The '+'

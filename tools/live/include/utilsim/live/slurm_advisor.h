@@ -20,8 +20,10 @@
 //    "applied":false,"start":unix_s,"stranded_slurm":n,"advised_stranded":n}
 //       the first poll that sees an advised job hold nodes;
 //   {"v":1,"t":..,"event":"gone","job":..,"state":"CANCELLED"}
-//   {"v":1,"t":..,"event":"poll_error","error":".."} (at most one per
-//       error streak, and the first success after it: "event":"recovered")
+//   {"v":1,"t":..,"event":"poll_error","error":".."} (the first failed poll
+//       of a streak; the first success after it:
+//   {"v":1,"t":..,"event":"recovered","failed_polls":n,"down_s":s,
+//    "last_error":".."})
 // The apply log (with apply enabled) is separate:
 //   {"v":1,"t":..,"event":"pin","job":..,"job_id":..,"partition":..,
 //    "before":"","after":"b1","deadline":unix_s}
