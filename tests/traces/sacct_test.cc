@@ -126,6 +126,7 @@ TEST(SacctReal, EpochTextHandComputed) {
   EXPECT_EQ(j12.recorded_start, Seconds(111));
   EXPECT_EQ(j12.runtime, Seconds(20));
   EXPECT_FALSE(j12.walltime_limit.has_value());
+  EXPECT_FALSE(j12.kill_at_limit);
   // Het components: one a100 on a1, one v100 on b3, limit 10 min.
   const Job& h0 = Get(w, "15+0");
   const Job& h1 = Get(w, "15+1");

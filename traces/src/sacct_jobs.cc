@@ -121,7 +121,7 @@ Status SacctBuilder::Add(const SacctRecord& r) {
     warn(kSacctWarnElapsed, ": Elapsed " + std::to_string(*r.elapsed_s) + " s, End - Start " +
                                 std::to_string(run) + " s");
   job.walltime_limit = r.limit;
-  job.kill_at_limit = true;  // Slurm ends jobs at their time limit
+  job.kill_at_limit = r.limit.has_value();  // Slurm ends jobs at their time limit
   job.priority = r.priority ? static_cast<int32_t>(*r.priority - (int64_t{1} << 31)) : 0;
   const std::string& tenant = opt_.tenant == SacctTenant::kUser ? r.user : r.account;
   job.tenant = out_->workload.InternTenant(tenant.empty() ? "default" : tenant);
