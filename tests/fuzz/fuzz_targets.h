@@ -14,6 +14,8 @@
 #include "utilsim/traces/openb.h"
 #include "utilsim/traces/pai.h"
 #include "utilsim/traces/philly.h"
+#include "utilsim/traces/sacct.h"
+#include "utilsim/traces/slurm_conf.h"
 #include "utilsim/traces/swf.h"
 #include "utilsim/traces/telemetry.h"
 
@@ -23,6 +25,28 @@ struct Target {
   std::string suffix;
   std::function<void(const std::string& path)> run;
 };
+
+// A small slurm.conf's result, for the sacct target's slurm.conf checks:
+// a1 with 4 a100, b1 with 4 v100, partitions all and a.
+inline const traces::SlurmConf& FuzzSlurmConf() {
+  static const traces::SlurmConf kConf = [] {
+    traces::SlurmConf c;
+    for (const char* t : {"a100", "v100"}) {
+      traces::SlurmConf::Node n;
+      n.name = std::string(1, t[0]) + "1";
+      n.cpus = 8;
+      n.real_memory_mib = 1000;
+      n.gpus = 4;
+      n.gpu_type = t;
+      c.nodes.push_back(n);
+      c.cluster.models.push_back({t, 0, 1.0});
+    }
+    c.partitions.push_back({"all", {"a1", "b1"}, true, std::nullopt, std::nullopt, "UP", 1});
+    c.partitions.push_back({"a", {"a1"}, false, std::nullopt, std::nullopt, "UP", 1});
+    return c;
+  }();
+  return kConf;
+}
 
 inline const std::map<std::string, Target>& Targets() {
   using namespace traces;
@@ -53,6 +77,22 @@ inline const std::map<std::string, Target>& Targets() {
       {"nvidia-smi", {".csv", [](const std::string& p) { (void)ReadNvidiaSmiCsv(p); }}},
       {"dcgm-csv", {".csv", [](const std::string& p) { (void)ReadDcgmFieldCsv(p); }}},
       {"genai", {".csv", [](const std::string& p) { (void)ReadGenAiPodUtil(p, ""); }}},
+      {"sacct",
+       {".txt",
+        [](const std::string& p) {
+          (void)LooksLikeSacct(p);
+          (void)ReadSacct({p});
+          SacctOptions o;
+          o.conf = &FuzzSlurmConf();
+          o.submit_from = SacctSubmit::kSubmit;
+          (void)ReadSacct({p, p}, o);
+        }}},
+      {"slurm-conf",
+       {".conf",
+        [](const std::string& p) {
+          (void)LooksLikeSlurmConf(p);
+          (void)ReadSlurmConf(p, p);  // the same bytes as slurm.conf and as gres.conf
+        }}},
   };
   return kTargets;
 }

@@ -25,7 +25,7 @@ one() {  # target
   local target=$1 corpus="$TMP/corpus-$1"
   mkdir -p "$corpus"
   # Seed corpus: the fixtures written for that reader (by folder name) plus all CSV/YAML fixtures.
-  find "$ROOT/tests/fixtures" -type f \( -name '*.csv' -o -name '*.yaml' -o -name '*.swf' -o -name '*.txt' -o -name '*.json' -o -name '*.jsonl' -o -name '*.prom' \) \
+  find "$ROOT/tests/fixtures" -type f \( -name '*.csv' -o -name '*.yaml' -o -name '*.swf' -o -name '*.txt' -o -name '*.json' -o -name '*.jsonl' -o -name '*.prom' -o -name '*.conf' -o -name '*.inc' \) \
     -size -64k -exec cp -t "$corpus" {} + 2>/dev/null || true
   if UTILSIM_FUZZ_TARGET=$target "$BIN" "$corpus" -max_total_time="$SECS" -max_len=8192 \
        -artifact_prefix="$ROOT/build-fuzz/crash-$target-" \

@@ -54,6 +54,21 @@ TEST(SacctCli, RealHistoryReplaysAsRecordedOnItsSlurmConf) {
   ASSERT_TRUE(json.ok());
   EXPECT_EQ(json.value()[0].summary.finished, 22);
   EXPECT_EQ(json.value()[0].summary.makespan_s, r.summary.makespan_s);
+  // convert writes a jobs CSV and cluster YAML that run again.
+  ASSERT_EQ(RunCli("convert --trace " + Fixture("slurm/sacct.json") + " --cluster " +
+                       Fixture("slurm/slurm.conf") + " --out " + dir + "/jobs.csv --cluster-out " +
+                       dir + "/c.yaml",
+                   &out),
+            0)
+      << out;
+  ASSERT_EQ(RunCli("run --trace " + dir + "/jobs.csv --cluster " + dir +
+                       "/c.yaml --policy as-recorded --out " + dir + "/c.db",
+                   &out),
+            0)
+      << out;
+  auto converted = ReadResults(dir + "/c.db");
+  ASSERT_TRUE(converted.ok());
+  EXPECT_EQ(converted.value()[0].summary.makespan_s, r.summary.makespan_s);
   // Another policy runs too.
   ASSERT_EQ(RunCli("run --trace " + Fixture("slurm/sacct_with_steps.txt") + " --cluster " +
                        Fixture("slurm/slurm.conf") + " --policy best-fit --sacct-tenant user " +

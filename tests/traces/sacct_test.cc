@@ -126,6 +126,7 @@ TEST(SacctReal, EpochTextHandComputed) {
   EXPECT_EQ(j12.recorded_start, Seconds(111));
   EXPECT_EQ(j12.runtime, Seconds(20));
   EXPECT_FALSE(j12.walltime_limit.has_value());
+  EXPECT_FALSE(j12.kill_at_limit);
   // Het components: one a100 on a1, one v100 on b3, limit 10 min.
   const Job& h0 = Get(w, "15+0");
   const Job& h1 = Get(w, "15+1");
@@ -506,6 +507,18 @@ TEST(SacctErrors, ExactMessages) {
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_EQ(r.status().message(), path + c.message) << c.text;
   }
+  // Node lists may expand to at most 64 MiB + 1000 bytes per input byte in
+  // all: a guard against a small file that would fill the memory.
+  const std::string name(200, 'a');
+  const std::string big = WriteFile(dir + "/big.txt",
+                                    "JobID|State|Submit|Start|End|AllocTRES|NodeList\n"
+                                    "1|COMPLETED|1|1|2|node=600000|" +
+                                        name + "[1-600000]\n");
+  EXPECT_EQ(ReadSacct({big}).status().message(),
+            big +
+                ":2: field 'NodeList': expected node lists that expand to at most 64 MiB + "
+                "1000 bytes per input byte in all (a guard against hostile input), got '" +
+                name.substr(0, 100) + "...'");
   // A JSON syntax error names the line.
   const std::string broken = WriteFile(dir + "/broken.json", "{\n\"jobs\": [\n{,\n");
   auto r = ReadSacct({broken});
@@ -527,6 +540,10 @@ TEST(SacctDetect, OwnFilesOnly) {
   EXPECT_TRUE(LooksLikeSacct(Fixture("slurm/hand/sacct_v0040.json")));
   const std::string dir = TempDir();
   EXPECT_TRUE(LooksLikeSacct(WriteFile(dir + "/a.txt", "State|JobID|Start\n")));
+  // Minified JSON (one line) and JSON whose jobs come after a long "meta".
+  EXPECT_TRUE(LooksLikeSacct(WriteFile(dir + "/m.json", "{\"jobs\":[{\"job_id\":1}]}")));
+  EXPECT_TRUE(LooksLikeSacct(WriteFile(dir + "/n.json", "{\"meta\": \"" + std::string(20000, 'x') +
+                                                            "\", \"jobs\": [{\"job_id\": 1}]}")));
   EXPECT_FALSE(LooksLikeSacct(WriteFile(dir + "/b.txt", "JobIDs|States\n")));
   EXPECT_FALSE(LooksLikeSacct(WriteFile(dir + "/c.txt", "id,submit_s,runtime_s\n")));
   EXPECT_FALSE(LooksLikeSacct(WriteFile(dir + "/d.json", "{\"status\": \"success\"}")));

@@ -248,6 +248,14 @@ TEST(SlurmConfErrors, ExactMessages) {
       {"Include nope.conf\n",
        ":1: Include nope.conf: DIR/nope.conf: cannot open: No such file or "
        "directory"},
+      {"Include /dev/null\n", ":1: Include /dev/null: not a regular file"},
+      {"NodeName=" + std::string(700, 'a') + "[1-99999]\n",
+       ":1: field 'NodeName': expected node names of at most 64 MiB in all (utilsim's limit), "
+       "got '" +
+           std::string(100, 'a') + "...'"},
+      {"NodeName=a[1-100001]\n",
+       ":1: field 'NodeName': expected at most 100000 nodes in all (utilsim's limit), got "
+       "'a[1-100001]'"},
   };
   int k = 0;
   for (const Case& c : cases) {

@@ -249,6 +249,8 @@ TEST(Gres, Errors) {
       {"gpu:a100:4(IDX:)", "expected IDX:N/A or GPU indices"},
       {"gpu:a100:4(IDX:0)x", "expected GRES entries name[:type][:count]"},
       {"gpu::4", "expected one type and a count per GRES entry"},
+      {"gpu:a:1(IDX:0-70000)",
+       "expected at most 65536 GPU indices in a GRES entry, got 'gpu:a:1(IDX:0-70000)'"},
   };
   for (const auto& [in, msg] : cases) {
     auto r = ParseGres(in);

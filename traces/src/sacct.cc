@@ -93,6 +93,15 @@ Result<bool> SacctInput::NextLine(std::string_view* line) {
   }
 }
 
+Result<std::string> SacctInput::Peek(size_t n) {
+  while (buf_.size() - pos_ < n) {
+    auto more = Fill();
+    if (!more.ok()) return more.status();
+    if (!more.value()) break;
+  }
+  return buf_.substr(pos_, n);
+}
+
 Result<std::string> SacctInput::Rest() {
   for (;;) {
     auto more = Fill();
@@ -121,15 +130,9 @@ bool LooksLikeSacct(const std::string& path) {
   auto first = in.value().FirstByte();
   if (!first.ok()) return false;
   if (first.value() == '{') {
-    std::string head;
-    std::string_view line;
-    while (head.size() < 65536) {
-      auto more = in.value().NextLine(&line);
-      if (!more.ok() || !more.value()) break;
-      head += line;
-    }
-    return head.find("\"jobs\"") != std::string::npos &&
-           head.find("\"job_id\"") != std::string::npos;
+    auto head = in.value().Peek(65536);  // bytes, not lines: JSON may be one line
+    return head.ok() && head.value().find("\"jobs\"") != std::string::npos &&
+           head.value().find("\"job_id\"") != std::string::npos;
   }
   std::string_view line;
   for (;;) {  // the first line that is not a '#' comment (sacct.h)

@@ -30,6 +30,8 @@ class SacctInput {
   // end. The view is valid until the next call. Error: a line over 64 MiB.
   Result<bool> NextLine(std::string_view* line);
   int64_t line() const { return line_; }
+  // Up to `n` bytes from the current position, without consuming them.
+  Result<std::string> Peek(size_t n);
   // Everything not yet consumed.
   Result<std::string> Rest();
   // Bytes consumed so far (uncompressed).
@@ -81,6 +83,8 @@ class SacctBuilder {
   SacctBuilder(const SacctOptions& opt, TraceData* out);
   Status Add(const SacctRecord& r);
   void CountStep() { ++steps_; }
+  // Bytes of the current file read so far (for the host budget).
+  void SetFileBytes(int64_t bytes) { file_bytes_ = bytes; }
   void CountFile(const std::string& path, const char* kind, int64_t records);
   // Names jobs, applies the time origin, finalizes the workload, adds notes.
   void Finish(const std::vector<std::string>& paths);
@@ -97,6 +101,10 @@ class SacctBuilder {
   std::unordered_map<std::string, int32_t> records_of_id_;
   std::vector<Kept> kept_;
   int64_t origin_ = INT64_MAX;
+  // Bytes of host names expanded so far (bounded above by names x the
+  // list's length), and input bytes of the files done: at most 64 MiB +
+  // 1000 per input byte in all, so a small file cannot fill the memory.
+  int64_t host_bytes_ = 0, bytes_done_ = 0, file_bytes_ = 0;
   int64_t steps_ = 0, eligible_later_ = 0, eligible_max_wait_ = 0;
   int64_t typed_ = 0, by_partition_ = 0, nonzero_exit_ = 0;
   std::map<std::string, int64_t> states_, partitions_, qos_;

@@ -43,12 +43,15 @@ std::string GpuModelOf(const SlurmConf::Node& n) {
 SacctBuilder::SacctBuilder(const SacctOptions& opt, TraceData* out) : opt_(opt), out_(out) {
   if (!opt.conf) return;
   const SlurmConf& c = *opt.conf;
-  for (size_t i = 0; i < c.nodes.size(); ++i) node_index_.emplace(c.nodes[i].name, i);
+  for (size_t i = 0; i < c.nodes.size(); ++i)
+    node_index_.emplace(c.nodes[i].name, static_cast<int>(i));
   for (const SlurmConf::Partition& p : c.partitions) {
     std::set<std::string> models;
     for (const std::string& n : p.nodes) {
-      const int i = c.FindNode(n);
-      if (i >= 0 && c.nodes[i].gpus > 0) models.insert(GpuModelOf(c.nodes[i]));
+      auto it = node_index_.find(n);
+      if (it == node_index_.end()) continue;
+      const SlurmConf::Node& node = c.nodes[static_cast<size_t>(it->second)];
+      if (node.gpus > 0) models.insert(GpuModelOf(node));
     }
     std::vector<std::string>& list = partition_models_[p.name];
     if (models.size() < c.cluster.models.size())
@@ -118,11 +121,20 @@ Status SacctBuilder::Add(const SacctRecord& r) {
     warn(kSacctWarnElapsed, ": Elapsed " + std::to_string(*r.elapsed_s) + " s, End - Start " +
                                 std::to_string(run) + " s");
   job.walltime_limit = r.limit;
-  job.kill_at_limit = true;  // Slurm ends jobs at their time limit
+  job.kill_at_limit = r.limit.has_value();  // Slurm ends jobs at their time limit
   job.priority = r.priority ? static_cast<int32_t>(*r.priority - (int64_t{1} << 31)) : 0;
   const std::string& tenant = opt_.tenant == SacctTenant::kUser ? r.user : r.account;
   job.tenant = out_->workload.InternTenant(tenant.empty() ? "default" : tenant);
   if (!no_nodes) {
+    auto count = CountHostlist(r.node_list);
+    if (!count.ok()) return AtField(r.where, r.names->node_list, count.status());
+    // No name is longer than its list.
+    host_bytes_ += count.value() * static_cast<int64_t>(r.node_list.size());
+    if (host_bytes_ > (int64_t{64} << 20) + 1000 * (bytes_done_ + file_bytes_))
+      return AtField(r.where, r.names->node_list,
+                     Expected("node lists that expand to at most 64 MiB + 1000 bytes per input "
+                              "byte in all (a guard against hostile input)",
+                              r.node_list));
     auto hosts = ExpandHostlist(r.node_list);
     if (!hosts.ok()) return AtField(r.where, r.names->node_list, hosts.status());
     job.recorded_hosts = std::move(hosts).value();

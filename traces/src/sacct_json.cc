@@ -196,6 +196,7 @@ Status ReadSacctJson(SacctInput& in, const std::string& path, SacctBuilder* b, i
   auto text = in.Rest();
   if (!text.ok()) return text.status();
   const std::string& t = text.value();
+  b->SetFileBytes(in.bytes());
   json doc;
   try {
     doc = json::parse(t);

@@ -17,6 +17,8 @@ std::string Counts(const std::map<std::string, int64_t>& m) {
 
 void SacctBuilder::CountFile(const std::string& path, const char* kind, int64_t records) {
   files_.push_back(path + ": " + kind + ", " + Thousands(records) + " records");
+  bytes_done_ += file_bytes_;
+  file_bytes_ = 0;
 }
 
 void SacctBuilder::Finish(const std::vector<std::string>& paths) {

@@ -166,6 +166,7 @@ Status ReadSacctText(SacctInput& in, const std::string& path, SacctBuilder* b, i
     if (!more.value()) break;
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     ++*rows;
+    b->SetFileBytes(in.bytes());
     const std::string where = path + ":" + std::to_string(in.line());
     const std::vector<std::string_view> f = Split(line);
     if (f.size() != names.size())

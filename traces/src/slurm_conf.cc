@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "slurm_conf_internal.h"
 #include "slurm_internal.h"
@@ -27,6 +28,14 @@ using internal::IEquals;
 namespace fs = std::filesystem;
 
 constexpr int64_t kMaxCount = 1'000'000'000;
+// Limits that keep hostile input from exhausting memory (documented in
+// docs/formats/slurm-conf.md): nodes, and node-in-partition entries.
+constexpr size_t kMaxNodes = 100'000;
+constexpr int64_t kMaxNameBytes = int64_t{64} << 20;  // names x their list's length
+constexpr int64_t kMaxMemberships = 1'000'000;
+
+// Node index by name, kept beside SlurmConf::nodes while reading.
+using NodeIndex = std::unordered_map<std::string, size_t>;
 
 // A NodeSet or PartitionName line, resolved once every node is known.
 struct Pending {
@@ -35,7 +44,8 @@ struct Pending {
 };
 
 Status ReadNodeLine(const ConfLine& line, const std::vector<ConfPair>& defaults,
-                    std::map<std::string, std::string>* gres_ignored, SlurmConf* conf) {
+                    std::map<std::string, std::string>* gres_ignored, NodeIndex* index,
+                    int64_t* name_bytes, SlurmConf* conf) {
   SlurmConf::Node proto;
   proto.where = line.where;
   bool cpus_given = false, memory_given = false, spb_given = false;
@@ -106,14 +116,25 @@ Status ReadNodeLine(const ConfLine& line, const std::vector<ConfPair>& defaults,
     proto.gpu_type = g.type;
   }
   if (proto.gpus == 0) proto.gpu_type.clear();
+  auto count = internal::CountHostlist(line.pairs[0].value);
+  if (!count.ok()) return AtField(line.where, line.pairs[0].key, count.status());
+  if (conf->nodes.size() + static_cast<size_t>(count.value()) > kMaxNodes)
+    return AtField(line.where, line.pairs[0].key,
+                   Expected("at most 100000 nodes in all (utilsim's limit)", line.pairs[0].value));
+  *name_bytes += count.value() * static_cast<int64_t>(line.pairs[0].value.size());
+  if (*name_bytes > kMaxNameBytes)
+    return AtField(
+        line.where, line.pairs[0].key,
+        Expected("node names of at most 64 MiB in all (utilsim's limit)", line.pairs[0].value));
   auto names = ExpandHostlist(line.pairs[0].value);
   if (!names.ok()) return AtField(line.where, line.pairs[0].key, names.status());
   for (std::string& n : names.value()) {
-    if (const int i = conf->FindNode(n); i >= 0)
+    if (auto it = index->find(n); it != index->end())
       return AtField(line.where, line.pairs[0].key,
                      Expected("nodes not defined before (" + n + " is defined at " +
-                                  conf->nodes[static_cast<size_t>(i)].where + ")",
+                                  conf->nodes[it->second].where + ")",
                               line.pairs[0].value));
+    index->emplace(n, conf->nodes.size());
     SlurmConf::Node node = proto;
     node.name = std::move(n);
     if (!memory_given) conf->warnings.Add(kSlurmConfWarnNoMemory, line.where + ": " + node.name);
@@ -141,7 +162,13 @@ Status ReadGlobal(const ConfLine& line, SlurmConf* conf) {
 // Node names of a Nodes= value: host lists, NodeSet names and ALL.
 Status ResolveNodes(const ConfLine& line, const ConfPair& p,
                     const std::map<std::string, std::vector<std::string>>& sets,
-                    const SlurmConf& conf, std::vector<std::string>* out) {
+                    const SlurmConf& conf, const NodeIndex& index, std::vector<std::string>* out) {
+  // More names than nodes can only be a mistake; refused before making them.
+  auto count = internal::CountHostlist(p.value);
+  if (!count.ok()) return AtField(line.where, p.key, count.status());
+  if (static_cast<size_t>(count.value()) > kMaxNodes)
+    return AtField(line.where, p.key,
+                   Expected("at most 100000 names (utilsim's node limit)", p.value));
   auto names = ExpandHostlist(p.value);
   if (!names.ok()) return AtField(line.where, p.key, names.status());
   std::set<std::string> seen(out->begin(), out->end());
@@ -153,7 +180,7 @@ Status ResolveNodes(const ConfLine& line, const ConfPair& p,
       for (const SlurmConf::Node& node : conf.nodes) add(node.name);
     } else if (auto it = sets.find(n); it != sets.end()) {
       for (const std::string& m : it->second) add(m);
-    } else if (conf.FindNode(n) >= 0) {
+    } else if (index.count(n)) {
       add(n);
     } else {
       return AtField(line.where, p.key,
@@ -166,16 +193,17 @@ Status ResolveNodes(const ConfLine& line, const ConfPair& p,
 }
 
 Status ReadNodeSet(const Pending& ps, std::map<std::string, std::vector<std::string>>* sets,
-                   const SlurmConf& conf) {
+                   const SlurmConf& conf, const NodeIndex& index) {
   std::vector<std::string> nodes;
   for (const ConfPair& p : ps.pairs) {
     if (IEquals(p.key, "Nodes")) {
-      if (Status s = ResolveNodes(*ps.line, p, *sets, conf, &nodes); !s.ok()) return s;
+      if (Status s = ResolveNodes(*ps.line, p, *sets, conf, index, &nodes); !s.ok()) return s;
     } else if (IEquals(p.key, "Feature")) {
+      std::set<std::string> seen(nodes.begin(), nodes.end());
       for (const SlurmConf::Node& n : conf.nodes)
-        for (const std::string& f : n.features)
-          if (f == p.value && std::find(nodes.begin(), nodes.end(), n.name) == nodes.end())
-            nodes.push_back(n.name);
+        if (std::find(n.features.begin(), n.features.end(), p.value) != n.features.end() &&
+            seen.insert(n.name).second)
+          nodes.push_back(n.name);
     }
   }
   (*sets)[ps.line->pairs[0].value] = std::move(nodes);
@@ -183,7 +211,7 @@ Status ReadNodeSet(const Pending& ps, std::map<std::string, std::vector<std::str
 }
 
 Status ReadPartition(const Pending& ps, const std::map<std::string, std::vector<std::string>>& sets,
-                     SlurmConf* conf) {
+                     const NodeIndex& index, int64_t* memberships, SlurmConf* conf) {
   const ConfLine& line = *ps.line;
   SlurmConf::Partition part;
   part.name = line.pairs[0].value;
@@ -200,7 +228,7 @@ Status ReadPartition(const Pending& ps, const std::map<std::string, std::vector<
     Status s;
     if (IEquals(p.key, "Nodes")) {
       part.nodes.clear();
-      s = ResolveNodes(line, p, sets, *conf, &part.nodes);
+      s = ResolveNodes(line, p, sets, *conf, index, &part.nodes);
     } else if (IEquals(p.key, "Default")) {
       part.is_default = IEquals(p.value, "YES");
     } else if (IEquals(p.key, "MaxTime")) {
@@ -216,8 +244,12 @@ Status ReadPartition(const Pending& ps, const std::map<std::string, std::vector<
     }
     if (!s.ok()) return s;
   }
-  for (const std::string& n : part.nodes)
-    conf->nodes[static_cast<size_t>(conf->FindNode(n))].partitions.push_back(part.name);
+  *memberships += static_cast<int64_t>(part.nodes.size());
+  if (*memberships > kMaxMemberships)
+    return AtField(
+        line.where, "Nodes",
+        Expected("at most 1000000 nodes over all partitions (utilsim's limit)", part.name));
+  for (const std::string& n : part.nodes) conf->nodes[index.at(n)].partitions.push_back(part.name);
   conf->partitions.push_back(std::move(part));
   return Status::Ok();
 }
@@ -263,6 +295,8 @@ Result<SlurmConf> ReadSlurmConf(const std::string& slurm_conf, const std::string
   std::vector<ConfPair> node_defaults, part_defaults;
   std::vector<Pending> sets, parts;
   std::map<std::string, std::string> gres_ignored;  // name -> a line using it
+  NodeIndex index;
+  int64_t name_bytes = 0;
   for (const ConfLine& line : lines) {
     if (line.pairs.empty()) continue;
     const ConfPair& first = line.pairs[0];
@@ -272,7 +306,7 @@ Result<SlurmConf> ReadSlurmConf(const std::string& slurm_conf, const std::string
       if (is_default)
         node_defaults.insert(node_defaults.end(), line.pairs.begin() + 1, line.pairs.end());
       else
-        s = ReadNodeLine(line, node_defaults, &gres_ignored, &conf);
+        s = ReadNodeLine(line, node_defaults, &gres_ignored, &index, &name_bytes, &conf);
     } else if (IEquals(first.key, "PartitionName")) {
       if (is_default)
         part_defaults.insert(part_defaults.end(), line.pairs.begin() + 1, line.pairs.end());
@@ -294,9 +328,10 @@ Result<SlurmConf> ReadSlurmConf(const std::string& slurm_conf, const std::string
                          slurm_conf + ": no NodeName lines (utilsim needs the cluster's nodes)");
   std::map<std::string, std::vector<std::string>> set_nodes;
   for (const Pending& ps : sets)
-    if (Status s = ReadNodeSet(ps, &set_nodes, conf); !s.ok()) return s;
+    if (Status s = ReadNodeSet(ps, &set_nodes, conf, index); !s.ok()) return s;
+  int64_t memberships = 0;
   for (const Pending& ps : parts)
-    if (Status s = ReadPartition(ps, set_nodes, &conf); !s.ok()) return s;
+    if (Status s = ReadPartition(ps, set_nodes, index, &memberships, &conf); !s.ok()) return s;
   std::string gres_path = gres_conf;
   if (gres_path.empty()) {
     const std::string beside = (dir.empty() ? "." : dir) + "/gres.conf";

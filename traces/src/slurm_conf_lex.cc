@@ -115,6 +115,10 @@ Status Lex(const std::string& path, const std::string& base_dir, std::vector<std
       if (file.size() >= 2 && file.front() == '"' && file.back() == '"')
         file = file.substr(1, file.size() - 2);
       const std::string full = fs::path(file).is_absolute() ? file : base_dir + "/" + file;
+      std::error_code fec;
+      if (fs::exists(full, fec) && !fs::is_regular_file(full, fec))
+        return Status::Error(StatusCode::kInvalidArgument,
+                             where + ": Include " + file + ": not a regular file");
       if (Status s = Lex(full, base_dir, stack, out); !s.ok())
         return Status::Error(s.code(), where + ": Include " + file + ": " + s.message());
       continue;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "slurm_conf_internal.h"
 #include "slurm_internal.h"
@@ -30,9 +31,9 @@ Result<int64_t> LineCount(const ConfLine& line) {
   }
   for (const char* key : {"File", "MultipleFiles"}) {
     if (const std::string* f = line.Find(key)) {
-      auto files = ExpandHostlist(*f);
+      auto files = CountHostlist(*f);
       if (!files.ok()) return AtField(line.where, key, files.status());
-      return static_cast<int64_t>(files.value().size());
+      return files.value();
     }
   }
   return int64_t{1};
@@ -44,6 +45,8 @@ Status ApplyGresConf(const std::string& path, SlurmConf* conf) {
   const std::string dir = std::filesystem::path(path).parent_path().string();
   auto lexed = LexConf(path, dir.empty() ? "." : dir);
   if (!lexed.ok()) return lexed.status();
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < conf->nodes.size(); ++i) index.emplace(conf->nodes[i].name, i);
   std::map<size_t, NodeGpus> by_node;
   std::set<std::string> unknown;
   std::string autodetect;
@@ -61,6 +64,11 @@ Status ApplyGresConf(const std::string& path, SlurmConf* conf) {
     const std::string* type = line.Find("Type");
     std::vector<std::string> nodes;
     if (const std::string* n = line.Find("NodeName")) {
+      auto named = CountHostlist(*n);
+      if (!named.ok()) return AtField(line.where, "NodeName", named.status());
+      if (named.value() > static_cast<int64_t>(conf->nodes.size()) + 100000)
+        return AtField(line.where, "NodeName",
+                       Expected("at most 100000 names beyond slurm.conf's nodes", *n));
       auto names = ExpandHostlist(*n);
       if (!names.ok()) return AtField(line.where, "NodeName", names.status());
       nodes = std::move(names).value();
@@ -68,12 +76,12 @@ Status ApplyGresConf(const std::string& path, SlurmConf* conf) {
       for (const SlurmConf::Node& node : conf->nodes) nodes.push_back(node.name);
     }
     for (const std::string& n : nodes) {
-      const int i = conf->FindNode(n);
-      if (i < 0) {
+      auto it = index.find(n);
+      if (it == index.end()) {
         unknown.insert(n);
         continue;
       }
-      NodeGpus& g = by_node[static_cast<size_t>(i)];
+      NodeGpus& g = by_node[it->second];
       const std::string t = type ? *type : "";
       if (std::find(g.types.begin(), g.types.end(), t) == g.types.end()) g.types.push_back(t);
       g.count += count.value();

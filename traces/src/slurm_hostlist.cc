@@ -133,9 +133,8 @@ bool SplitNumber(const std::string& name, std::string_view* prefix, std::string_
   return true;
 }
 
-}  // namespace
-
-Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
+// Parses every name of `expr` into its parts; returns the number of names.
+Result<int64_t> ParseHostlist(std::string_view expr, std::vector<std::vector<Part>>* names) {
   // Entries at bracket depth 0, checking the brackets on the way.
   std::vector<std::string_view> entries;
   int depth = 0;
@@ -154,14 +153,14 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
     }
   }
   if (depth != 0) return Expected("']' to close every '[' in a host list", expr);
-  std::vector<std::vector<Part>> names(entries.size());
+  names->assign(entries.size(), {});
   int64_t total = 0;
   for (size_t e = 0; e < entries.size(); ++e) {
-    if (Status s = ParseName(entries[e], expr, &names[e]); !s.ok()) return s;
+    if (Status s = ParseName(entries[e], expr, &(*names)[e]); !s.ok()) return s;
     int64_t n = 1;
-    for (const Part& p : names[e]) {
+    for (const Part& p : (*names)[e]) {
       if (p.ranges.empty()) continue;
-      const int64_t size = p.size();  // each range < 1e18, and few ranges
+      const int64_t size = p.size();
       if (size > kMaxHostlistNames || n > kMaxHostlistNames / size) {
         n = kMaxHostlistNames + 1;
         break;
@@ -171,8 +170,26 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
     total += n;
     if (total > kMaxHostlistNames) return Expected("a host list of at most 1000000 names", expr);
   }
+  return total;
+}
+
+}  // namespace
+
+namespace internal {
+
+Result<int64_t> CountHostlist(std::string_view expr) {
+  std::vector<std::vector<Part>> names;
+  return ParseHostlist(expr, &names);
+}
+
+}  // namespace internal
+
+Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
+  std::vector<std::vector<Part>> names;
+  auto total = ParseHostlist(expr, &names);
+  if (!total.ok()) return total.status();
   std::vector<std::string> out;
-  out.reserve(static_cast<size_t>(total));
+  out.reserve(static_cast<size_t>(total.value()));
   for (const auto& parts : names) Emit(parts, &out);
   return out;
 }

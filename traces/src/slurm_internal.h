@@ -22,6 +22,10 @@ Status AtField(const std::string& where, std::string_view field, const Status& s
 // nullopt.
 std::optional<int64_t> Digits(std::string_view s, int64_t max);
 
+// The number of names ExpandHostlist(expr) gives, without making them
+// (same errors).
+Result<int64_t> CountHostlist(std::string_view expr);
+
 // ASCII lower case.
 std::string Lower(std::string_view s);
 

@@ -71,9 +71,13 @@ bool IsGresFlag(std::string_view t) {
 // "0-1,3" -> 0, 1, 3.
 Status ParseIndices(std::string_view list, std::string_view text, std::vector<int32_t>* out) {
   if (list == "N/A") return Status::Ok();
-  auto names = ExpandHostlist("[" + std::string(list) + "]");
+  const std::string group = "[" + std::string(list) + "]";
   const char* what = "IDX:N/A or GPU indices as IDX:0-1,3 in a GRES entry";
-  if (!names.ok() || list.empty()) return Expected(what, text);
+  auto count = internal::CountHostlist(group);
+  if (!count.ok() || list.empty()) return Expected(what, text);
+  if (count.value() > 65536) return Expected("at most 65536 GPU indices in a GRES entry", text);
+  auto names = ExpandHostlist(group);
+  if (!names.ok()) return Expected(what, text);
   for (const std::string& n : names.value()) {
     const auto v = internal::Digits(n, 1 << 30);
     if (!v) return Expected(what, text);

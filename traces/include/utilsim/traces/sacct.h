@@ -31,7 +31,7 @@
 //    Submit; a submit after Start is set to Start (counted);
 //    recorded_start = Start - origin; runtime = End - Start (0 -> 1 s,
 //    counted); walltime_limit = Timelimit (none for UNLIMITED or
-//    Partition_Limit), kill_at_limit = true.
+//    Partition_Limit), kill_at_limit = true when there is a limit.
 //  - states: COMPLETED, FAILED, OUT_OF_MEMORY, TIMEOUT, PREEMPTED,
 //    NODE_FAIL, DEADLINE, CANCELLED and REQUEUED records that ran are
 //    replayed; records that never ran (no Start, or no nodes and End ==
