@@ -68,13 +68,15 @@ bool IsGresFlag(std::string_view t) {
   return false;
 }
 
-// "0-1,3" -> 0, 1, 3.
+// "0-1,3" -> 0, 1, 3. "N/A" and "" (squeue prints "gpu:v100:0(IDX:)" for a
+// node of a multi-node job that holds no GPU there, seen on 22.05 after a
+// slurmctld restart) hold none.
 Status ParseIndices(std::string_view list, std::string_view text, std::vector<int32_t>* out) {
-  if (list == "N/A") return Status::Ok();
+  if (list == "N/A" || list.empty()) return Status::Ok();
   const std::string group = "[" + std::string(list) + "]";
   const char* what = "IDX:N/A or GPU indices as IDX:0-1,3 in a GRES entry";
   auto count = internal::CountHostlist(group);
-  if (!count.ok() || list.empty()) return Expected(what, text);
+  if (!count.ok()) return Expected(what, text);
   if (count.value() > 65536) return Expected("at most 65536 GPU indices in a GRES entry", text);
   auto names = ExpandHostlist(group);
   if (!names.ok()) return Expected(what, text);
