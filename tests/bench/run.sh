@@ -49,6 +49,13 @@ for nodes in 1000 5000; do
 done
 run "extender, 5000 nodes x 8 GPUs, 2x overload (1600 pairs/s), 60 s" "$BUILD/tests/bench/bench_extender" --nodes 5000 --rate 1600 --clients 16 --seconds 60
 
+# One Slurm advisor poll without the commands (docs/live-slurm.md): parse
+# squeue/sinfo JSON, build the model, advise every pending job.
+for size in "1000 2000" "5000 10000"; do
+  set -- $size
+  run "slurm advise poll, $1 nodes x 8 GPUs, $2 pending" $PIN "$BUILD/tests/bench/bench_slurm_advise" --nodes "$1" --pending "$2"
+done
+
 # Wall time and peak memory of a whole command (GNU time).
 timed() {  # label, command...
   local label=$1; shift

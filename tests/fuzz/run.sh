@@ -10,9 +10,13 @@ if ! command -v clang++ >/dev/null; then
   echo "fuzz: clang++ not found (tools/install-deps.sh test installs it)" >&2
   exit 1
 fi
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DUTILSIM_FUZZ=ON -DUTILSIM_TESTS=OFF -DUTILSIM_WERROR=OFF \
-  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+# -O1 with line tables only, as libFuzzer's documentation builds: about a
+# third less build time than -O2 -g (282 s against ~400 s on two cores) for a
+# bounded run of seconds per target.
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER=clang++ \
+  -DUTILSIM_FUZZ=ON -DUTILSIM_TESTS=OFF -DUTILSIM_WERROR=OFF -DUTILSIM_BENCH=OFF \
+  -DUTILSIM_REPORT=OFF -DUTILSIM_PYTHON=OFF \
+  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
   > "$BUILD.configure.log" 2>&1 || { cat "$BUILD.configure.log"; exit 1; }
 cmake --build "$BUILD" -j "$(nproc)" --target fuzz_readers > "$BUILD.build.log" 2>&1 ||
   { tail -50 "$BUILD.build.log"; exit 1; }

@@ -174,14 +174,16 @@ Status ServeCommand(const ServeCliOptions& s, const PolicyRegistry& reg) {
 CLI::App* AddShadowReportCommand(CLI::App* app, ShadowReportCliOptions& s) {
   CLI::App* cmd = app->add_subcommand(
       "shadow-report",
-      "What the live extender recommended against what the scheduler did, from its shadow log "
-      "(--shadow-log of `serve k8s-extender`): answers per verb with latency, agreement rate of "
-      "the bindings with the recommendation, and for the bindings elsewhere the chosen vs "
-      "recommended nodes' measured busy fraction, partly used and stranded GPUs "
-      "(docs/live-k8s.md). "
-      "To replay the same pods offline under other policies: `utilsim compare --trace LOG "
-      "--format k8s-shadow --policies ...`");
-  cmd->add_option("log", s.log, "The shadow log (JSON lines)")
+      "What a live mode recommended against what the scheduler did. From the Kubernetes "
+      "extender's shadow log (--shadow-log of `serve k8s-extender`): answers per verb with "
+      "latency, agreement rate of the bindings with the recommendation, and for the bindings "
+      "elsewhere the chosen vs recommended nodes' measured busy fraction, partly used and "
+      "stranded GPUs (docs/live-k8s.md; replay the pods with `utilsim compare --trace LOG "
+      "--format k8s-shadow`). From the Slurm advisor's advice log (--log of `slurm advise`): "
+      "per job the advised vs Slurm's nodes, agreement, pins, recorded waits with --sacct, "
+      "stranded GPUs, and with --sacct and --cluster the history replayed offline under "
+      "Slurm's decisions and the advised policy (docs/live-slurm.md)");
+  cmd->add_option("log", s.log, "The shadow log or advice log (JSON lines; detected)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", s.json, "Print the figures as one JSON object");

@@ -160,6 +160,11 @@ CLI::App* AddSlurmCommand(CLI::App* app, SlurmCliOptions& s) {
                   "Slurm's jobs by node (Hostname label) and GPU index");
   adv->add_option("--metric", s.metric, "The busy series (DCGM_FI_DEV_GPU_UTIL, ..._PROF_...)")
       ->capture_default_str();
+  adv->add_option("--scrape-interval", s.scrape_interval_s,
+                  "dcgm-exporter's scrape interval, seconds: readings older than twice it are "
+                  "unknown")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
   adv->add_flag("--once", s.once, "Poll once, print the advice and exit");
   adv->add_option("--duration", s.duration,
                   "Stop after this long (e.g. 90s, 10m; default: until SIGINT/SIGTERM)");
@@ -244,6 +249,7 @@ Status SlurmCommand(const SlurmCliOptions& s, const PolicyRegistry& reg) {
     if (!p.ok()) return p.status().Prefixed("--prometheus: ");
     live::MeasuredUtilOptions mo;
     mo.metric = s.metric;
+    mo.scrape_interval_s = s.scrape_interval_s;
     mo.poll_s = std::max(1, std::min(s.poll_s, 15));
     util = std::make_unique<live::MeasuredUtil>(p.value(), mo);
     if (auto first = util->Poll(std::chrono::duration_cast<std::chrono::milliseconds>(

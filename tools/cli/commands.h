@@ -77,6 +77,7 @@ struct SlurmCliOptions {
   std::string log = "utilsim-slurm-advice.jsonl", listen = "127.0.0.1:8890";
   std::string slurm_bin, rest_url, rest_user, rest_token_file, rest_version = "v0.0.38";
   std::string prometheus, metric = "DCGM_FI_DEV_GPU_UTIL";
+  int scrape_interval_s = 30;
   bool once = false;
   std::string duration;
   bool apply = false;

@@ -41,9 +41,11 @@ Result<std::unique_ptr<ExporterServer>> ExporterServer::Start(const std::string&
   impl->host = host;
   httplib::Server& srv = impl->server;
   std::string index = title + ":";
-  for (const auto& [path, handler] : routes) {
-    index += " " + path;
-    srv.Get(path, [handler](const httplib::Request&, httplib::Response& res) {
+  for (const auto& route : routes) {
+    index += " " + route.first;
+    // (Not a structured binding: clang 14 cannot capture one.)
+    auto handler = route.second;
+    srv.Get(route.first, [handler](const httplib::Request&, httplib::Response& res) {
       Reply r = handler();
       res.status = r.status;
       res.set_content(r.body, r.content_type);
