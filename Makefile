@@ -47,9 +47,10 @@ live-demo: deps
 	   cmake --build $(BUILD) -j $(JOBS) --target utilsim -- --no-print-directory)
 	@python3 tools/live-demo/live_demo.py $(BUILD)
 
-# FUZZ_SECONDS: time per reader for the bounded fuzz run (0 skips it).
+# FUZZ_SECONDS: time per reader for the bounded fuzz run (0 skips it): a
+# smoke run beside the tests; give more (FUZZ_SECONDS=300) to fuzz in depth.
 # UTILSIM_DOCS_SLOW=1 also runs the docs' `example slow` blocks (tests/docs).
-FUZZ_SECONDS ?= 10
+FUZZ_SECONDS ?= 5
 
 test: build format-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

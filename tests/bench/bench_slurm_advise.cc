@@ -36,7 +36,8 @@ struct Lcg {
 };
 
 std::string Nodes(int nodes) {
-  std::string out = "{\"meta\":{\"plugin\":{\"type\":\"openapi/v0.0.38\"}},\"errors\":[],\"nodes\":[";
+  std::string out =
+      "{\"meta\":{\"plugin\":{\"type\":\"openapi/v0.0.38\"}},\"errors\":[],\"nodes\":[";
   for (int n = 0; n < nodes; ++n) {
     char buf[320];
     std::snprintf(buf, sizeof buf,
@@ -50,7 +51,8 @@ std::string Nodes(int nodes) {
 
 std::string Jobs(int nodes, int pending, int64_t now) {
   Lcg rng;
-  std::string out = "{\"meta\":{\"plugin\":{\"type\":\"openapi/v0.0.38\"}},\"errors\":[],\"jobs\":[";
+  std::string out =
+      "{\"meta\":{\"plugin\":{\"type\":\"openapi/v0.0.38\"}},\"errors\":[],\"jobs\":[";
   int id = 1;
   bool first = true;
   auto add = [&](const std::string& j) {
@@ -73,8 +75,8 @@ std::string Jobs(int nodes, int pending, int64_t now) {
                     "\"job_resources\":{\"allocated_nodes\":[{\"nodename\":\"n%05d\","
                     "\"memory_allocated\":%d}]},\"gres_detail\":[\"gpu:%s:%d(IDX:%s)\"]}",
                     id++, rng.Next() % 200, 4 * g, n, static_cast<long long>(now - 600),
-                    static_cast<long long>(now + 600 + rng.Next() % 86400), 1440,
-                    kTypes[n % 4], g, n, 32000 * g, kTypes[n % 4], g, idx.c_str());
+                    static_cast<long long>(now + 600 + rng.Next() % 86400), 1440, kTypes[n % 4], g,
+                    n, 32000 * g, kTypes[n % 4], g, idx.c_str());
       add(buf);
       used += g;
     }

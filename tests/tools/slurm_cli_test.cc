@@ -43,8 +43,9 @@ TEST(SlurmCli, OnceAdvisesTheRecordedSnapshot) {
       << out;
   // Jobs 12-14 wait for b1-b3 (see tests/live/slurm_model_test.cc); the
   // het job and the array have no start while 12-14 (no limit) run.
-  EXPECT_TRUE(Has(out, "job  partition  user  tasks x GPUs  start")) << out;
-  EXPECT_TRUE(Has(out, "12   gpu        root  1 x 4 v100")) << out;
+  // Columns padded to the widest cell ("17_[0-2]").
+  EXPECT_TRUE(Has(out, "job       partition  user  tasks x GPUs  start")) << out;
+  EXPECT_TRUE(Has(out, "\n12        gpu        root  1 x 4 v100")) << out;
   EXPECT_TRUE(Has(out, "15+0")) << out;
   EXPECT_TRUE(Has(out, "no start while the jobs without a time limit run")) << out;
   const std::string log = testutil::ReadFile(dir + "/a.jsonl");
@@ -75,9 +76,9 @@ TEST(SlurmCli, UsageErrorsExit2NamingTheOption) {
 TEST(SlurmCli, RuntimeErrorsExit1AndOutputsAreGuarded) {
   const std::string dir = testutil::TempDir(), bin = FakeSlurm();
   std::string out;
-  EXPECT_EQ(RunCli("slurm advise --once --slurm-bin " + dir + "/none --log " + dir + "/a.jsonl",
-                   &out),
-            1);
+  EXPECT_EQ(
+      RunCli("slurm advise --once --slurm-bin " + dir + "/none --log " + dir + "/a.jsonl", &out),
+      1);
   EXPECT_TRUE(Has(out, "cannot run " + dir + "/none/squeue")) << out;
   // The advice log may not be a FIFO or a link.
   ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0644), 0);
@@ -114,16 +115,18 @@ TEST(SlurmCli, ShadowReportOfAnAdviceLogWithItsHistory) {
       "\"advised\":[\"b3\"],\"agree\":false,\"in_ranked\":true,\"stranded_slurm\":2,"
       "\"advised_stranded\":1}\n");
   std::string out;
-  ASSERT_EQ(RunCli("shadow-report " + log + " --sacct " + Fixture("slurm/sacct_epoch.txt") +
-                       " --pods",
-                   &out),
-            0)
+  ASSERT_EQ(
+      RunCli("shadow-report " + log + " --sacct " + Fixture("slurm/sacct_epoch.txt") + " --pods",
+             &out),
+      0)
       << out;
-  EXPECT_TRUE(Has(out, "agreement             1 of 2 on the advised nodes (50.0 %), 2 on one of "
-                       "the ranked choices (100.0 %)"))
+  EXPECT_TRUE(Has(out,
+                  "agreement             1 of 2 on the advised nodes (50.0 %), 2 on one of "
+                  "the ranked choices (100.0 %)"))
       << out;
-  EXPECT_TRUE(Has(out, "stranded GPUs         2 on Slurm's nodes after its starts, 1 had the "
-                       "jobs gone to the advised nodes"))
+  EXPECT_TRUE(Has(out,
+                  "stranded GPUs         2 on Slurm's nodes after its starts, 1 had the "
+                  "jobs gone to the advised nodes"))
       << out;
   // Recorded waits: 12 and 13 waited 21 s each (eligible 05:17:45, start
   // 05:18:06).
@@ -145,10 +148,10 @@ TEST(SlurmCli, ShadowReportOfAnAdviceLogWithItsHistory) {
   // --sacct is for advice logs only.
   testutil::WriteFile(dir + "/k8s.jsonl",
                       "{\"v\":1,\"t\":1,\"event\":\"finished\",\"pod\":\"a/b\",\"node\":\"n\"}\n");
-  EXPECT_EQ(RunCli("shadow-report " + dir + "/k8s.jsonl --sacct " +
-                       Fixture("slurm/sacct_epoch.txt"),
-                   &out),
-            1);
+  EXPECT_EQ(
+      RunCli("shadow-report " + dir + "/k8s.jsonl --sacct " + Fixture("slurm/sacct_epoch.txt"),
+             &out),
+      1);
   EXPECT_TRUE(Has(out, "are for Slurm advice logs")) << out;
 }
 

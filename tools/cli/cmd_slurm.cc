@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -48,11 +49,25 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
+// "now", or the wait to the estimated start: +58s, +3m58s, +2h05m, +364d21h.
 std::string When(const live::SlurmAdvice& a, int64_t now_s) {
   if (a.nodes.empty()) return "-";
   if (a.now) return "now";
-  const int64_t d = a.est_start_unix - now_s;
-  return "+" + std::to_string(d / 60) + "m" + std::to_string(d % 60) + "s";
+  const int64_t d = std::max<int64_t>(0, a.est_start_unix - now_s);
+  char buf[48];
+  if (d < 60) {
+    std::snprintf(buf, sizeof buf, "+%llds", static_cast<long long>(d));
+  } else if (d < 3600) {
+    std::snprintf(buf, sizeof buf, "+%lldm%02llds", static_cast<long long>(d / 60),
+                  static_cast<long long>(d % 60));
+  } else if (d < 86400) {
+    std::snprintf(buf, sizeof buf, "+%lldh%02lldm", static_cast<long long>(d / 3600),
+                  static_cast<long long>(d % 3600 / 60));
+  } else {
+    std::snprintf(buf, sizeof buf, "+%lldd%02lldh", static_cast<long long>(d / 86400),
+                  static_cast<long long>(d % 86400 / 3600));
+  }
+  return buf;
 }
 
 // One row per advised job, columns padded to their widest cell.

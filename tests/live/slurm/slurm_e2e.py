@@ -182,7 +182,9 @@ def run_stream(e, advise_url):
                   f"advise --once lists {len(once.splitlines()) - 1} pending GPU jobs")
             print("  killing slurmctld", flush=True)
             subprocess.run(["bash", CLUSTER, "stop-ctld", e.d], check=True)
-            time.sleep(3)
+            # Down for longer than a client's connect attempts last (about 5 s,
+            # MessageTimeout), so the advisor sees at least one poll fail.
+            time.sleep(7)
             subprocess.run(["bash", CLUSTER, "start-ctld", e.d], check=True)
             restarted = True
     while time.time() - start < 240:

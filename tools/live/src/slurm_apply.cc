@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "json_line.h"
 #include "slurm_advisor_impl.h"
 #include "utilsim/traces/slurm_text.h"
 
@@ -117,18 +118,20 @@ Result<std::vector<std::string>> RevertPins(const std::string& path, SlurmSource
     ++n;
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) continue;  // a last partial line
-    const std::string event = j.value("event", "");
-    const std::string job = j.value("job", "");
+    internal::JsonLine f(j, path + ":" + std::to_string(n));
+    const std::string event = f.Str("event");
+    const std::string job = f.Str("job");
     if (event == "pin") {
       SlurmPin p;
       p.job = job;
-      p.job_id = j.value("job_id", int64_t{0});
-      p.before = j.value("before", "");
-      p.after = j.value("after", "");
-      if (p.job_id > 0) open[job] = p;
-    } else if (event == "pin_ended" || (event == "unpin" && j.value("ok", false))) {
+      p.job_id = f.Int("job_id");
+      p.before = f.Str("before");
+      p.after = f.Str("after");
+      if (f.status().ok() && p.job_id > 0) open[job] = p;
+    } else if (event == "pin_ended" || (event == "unpin" && f.Bool("ok"))) {
       open.erase(job);
     }
+    if (!f.status().ok()) return f.status();
   }
   std::vector<std::string> out;
   if (open.empty()) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "json_line.h"
 #include "utilsim/traces/sacct.h"
 
 namespace utilsim::live {
@@ -21,14 +22,6 @@ bool SameSet(std::vector<std::string> a, std::vector<std::string> b) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   return a == b;
-}
-
-std::vector<std::string> Strings(const json& j) {
-  std::vector<std::string> out;
-  if (j.is_array())
-    for (const json& x : j)
-      if (x.is_string()) out.push_back(x.get<std::string>());
-  return out;
 }
 
 double Quantile(std::vector<double> v, double q) {
@@ -61,8 +54,9 @@ bool IsSlurmAdviceLog(const std::string& path) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return false;
-    const std::string e = j.value("event", "");
-    return e == "start" || e == "advice" || e == "poll_error";
+    internal::JsonLine f(j, path);
+    const std::string e = f.Str("event");
+    return f.status().ok() && (e == "start" || e == "advice" || e == "poll_error");
   }
   return false;
 }
@@ -88,14 +82,16 @@ Result<SlurmReport> ReadSlurmReport(const std::string& path, const std::string& 
       return Status::Error(StatusCode::kInvalidArgument, where + ": not a JSON object");
     }
     ++r.lines;
-    const int64_t t = j.value("t", int64_t{0});
+    internal::JsonLine f(j, where);
+    const int64_t t = f.Int("t");
+    const std::string event = f.Str("event");
+    const std::string job = f.Str("job");
+    if (!f.status().ok()) return f.status();
     if (r.first_ms == 0) r.first_ms = t;
     r.last_ms = std::max(r.last_ms, t);
-    const std::string event = j.value("event", "");
-    const std::string job = j.value("job", "");
     if (event == "start") {
-      r.policy = j.value("policy", "");
-      r.slurm = j.value("slurm", "");
+      r.policy = f.Str("policy");
+      r.slurm = f.Str("slurm");
     } else if (event == "poll_error") {
       ++r.poll_errors;
     } else if (event == "recovered") {
@@ -106,30 +102,32 @@ Result<SlurmReport> ReadSlurmReport(const std::string& path, const std::string& 
         SlurmReportRow row;
         row.job = job;
         row.first_advice_unix = t / 1000;
-        row.est_start_unix = j.value("est_start", int64_t{-1});
+        row.est_start_unix = f.Int("est_start", -1);
         r.rows.push_back(row);
       }
       SlurmReportRow& row = r.rows[it->second];
-      row.advised = Strings(j.value("nodes", json::array()));
-      row.advised_stranded = j.value("stranded_after", -1);
+      row.advised = f.Strings("nodes");
+      row.advised_stranded = static_cast<int32_t>(f.Int("stranded_after", -1));
     } else if (event == "started") {
-      const std::string as = j.value("advised_as", job);
+      const std::string as = f.Str("advised_as", job);
       auto it = at.find(as);
-      if (it == at.end()) continue;
-      SlurmReportRow& row = r.rows[it->second];
-      if (as != job) row.job = job;  // an array's next task
-      row.started = true;
-      row.slurm = Strings(j.value("slurm_nodes", json::array()));
-      row.advised = Strings(j.value("advised", json::array()));
-      row.agree = j.value("agree", false);
-      row.in_ranked = j.value("in_ranked", false);
-      row.applied = j.value("applied", false);
-      row.start_unix = j.value("start", int64_t{0});
-      row.stranded_slurm = j.value("stranded_slurm", -1);
-      row.advised_stranded = j.value("advised_stranded", -1);
+      if (it != at.end()) {
+        SlurmReportRow& row = r.rows[it->second];
+        if (as != job) row.job = job;  // an array's next task
+        row.started = true;
+        row.slurm = f.Strings("slurm_nodes");
+        row.advised = f.Strings("advised");
+        row.agree = f.Bool("agree");
+        row.in_ranked = f.Bool("in_ranked");
+        row.applied = f.Bool("applied");
+        row.start_unix = f.Int("start");
+        row.stranded_slurm = static_cast<int32_t>(f.Int("stranded_slurm", -1));
+        row.advised_stranded = static_cast<int32_t>(f.Int("advised_stranded", -1));
+      }
     } else if (event == "gone") {
       ++r.gone;
     }
+    if (!f.status().ok()) return f.status();
   }
   if (!sacct_path.empty()) {
     auto history = traces::ReadSacct({sacct_path});
