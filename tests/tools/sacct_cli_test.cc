@@ -78,6 +78,48 @@ TEST(SacctCli, RealHistoryReplaysAsRecordedOnItsSlurmConf) {
       << out;
 }
 
+// Telemetry joins a sacct history by host and time: a1's GPUs read
+// 40/60/0/100 % from the first jobs' start (UNIX 1796188575, the history's
+// origin, hence the offset) and 0 from 1796188650. Jobs do not record which
+// GPUs of a host they held, so jobs 1 and 2 (2 GPUs each, 3 s, both on a1)
+// each get the mean of a1's four: 0.5, i.e. 2 x 3 s x 0.5 = 3 busy
+// GPU-seconds; job 20 (1 GPU on a1 later) gets 0; job 3 (on a2, no
+// telemetry) keeps the reader's utilization of 1.
+TEST(SacctCli, TelemetryJoinsByHostAndTime) {
+  const std::string dir = testutil::TempDir();
+  std::string out;
+  ASSERT_EQ(RunCli("inspect " + Fixture("slurm/sacct_epoch.txt"), &out), 0) << out;
+  EXPECT_TRUE(Has(out, "time origin: UNIX 1796188575")) << out;
+  ASSERT_EQ(
+      RunCli("run --trace " + Fixture("slurm/sacct_epoch.txt") + " --cluster " +
+                 Fixture("slurm/slurm.conf") + " --telemetry " + Fixture("slurm/a1_dcgm.prom") +
+                 " --telemetry-offset -1796188575 --policy as-recorded --out " + dir + "/t.db",
+             &out),
+      0)
+      << out;
+  EXPECT_TRUE(Has(out, "host shared by concurrent jobs")) << out;
+  auto runs = ReadResults(dir + "/t.db");
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  int seen = 0;
+  for (const JobRecord& j : runs.value()[0].jobs) {
+    if (j.name == "1" || j.name == "2") {
+      EXPECT_DOUBLE_EQ(j.alloc_gpu_s, 6.0) << j.name;
+      EXPECT_DOUBLE_EQ(j.useful_gpu_s, 3.0) << j.name;
+      ++seen;
+    }
+    if (j.name == "20") {
+      EXPECT_DOUBLE_EQ(j.alloc_gpu_s, 1.0);
+      EXPECT_DOUBLE_EQ(j.useful_gpu_s, 0.0);
+      ++seen;
+    }
+    if (j.name == "3") {
+      EXPECT_DOUBLE_EQ(j.useful_gpu_s, j.alloc_gpu_s);
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 4);
+}
+
 TEST(SacctCli, DetectedAndInspectedWithFindings) {
   std::string out;
   ASSERT_EQ(RunCli("inspect " + Fixture("slurm/sacct_epoch.txt"), &out), 0) << out;
