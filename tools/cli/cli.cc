@@ -425,6 +425,8 @@ int RunMain(int argc, char** argv) {
   CLI::App* shadow = AddShadowReportCommand(&app, shadow_opt);
   SlurmCliOptions slurm_opt;  // utilsim slurm advise (cmd_slurm.cc)
   CLI::App* slurm = AddSlurmCommand(&app, slurm_opt);
+  SweepCliOptions sweep_opt;  // utilsim sweep (cmd_sweep.cc)
+  CLI::App* sweep = AddSweepCommand(&app, sweep_opt);
 
   if (const std::string m = UnknownSubcommand(app, argc, argv); !m.empty())
     return Fail(m, kExitUsage);
@@ -469,6 +471,8 @@ int RunMain(int argc, char** argv) {
   } else if (*slurm) {
     usage = CheckPolicyList({slurm_opt.policy}, "--policy", reg, /*placements=*/true);
     if (usage.ok()) usage = CheckSlurmOptions(slurm_opt);
+  } else if (*sweep) {
+    usage = CheckSweepOptions(sweep_opt);
   }
   if (!usage.ok()) return Fail(usage.message(), kExitUsage);
 
@@ -554,6 +558,8 @@ int RunMain(int argc, char** argv) {
     }
   } else if (*slurm) {
     st = SlurmCommand(slurm_opt, reg);
+  } else if (*sweep) {
+    st = SweepCommand(sweep_opt);
   } else if (*demo) {
     o.input.trace = "builtin:demo";
     o.out = demo_out;

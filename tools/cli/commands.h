@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sweep_slurm.h"
 #include "utilsim/analysis/memory_guard.h"
 #include "utilsim/analysis/progress.h"
 #include "utilsim/analysis/runner.h"
@@ -91,5 +92,20 @@ CLI::App* AddSlurmCommand(CLI::App* app, SlurmCliOptions& s);
 // The options' checks CLI11 cannot make (a usage error, exit 2).
 Status CheckSlurmOptions(const SlurmCliOptions& s);
 Status SlurmCommand(const SlurmCliOptions& s, const PolicyRegistry& reg);
+
+// `utilsim sweep plan|run|task|status|merge` (cmd_sweep.cc; docs/sweeps.md).
+struct SweepCliOptions {
+  std::string file, out, executor = "local", emit, merged_db, merged_csv;
+  int workers = 0;  // 0 = one per core
+  int task = -1, run = -1;
+  bool retry_failed = false, no_merge = false, no_pilot = false, quiet = false;
+  SlurmSweepOptions slurm;
+  CLI::App *plan_cmd = nullptr, *run_cmd = nullptr, *task_cmd = nullptr, *status_cmd = nullptr,
+           *merge_cmd = nullptr;
+};
+CLI::App* AddSweepCommand(CLI::App* app, SweepCliOptions& s);
+// What CLI11 cannot check (usage errors, exit 2).
+Status CheckSweepOptions(const SweepCliOptions& s);
+Status SweepCommand(SweepCliOptions& s);
 
 }  // namespace utilsim::cli

@@ -1,4 +1,4 @@
-#include "run_command.h"
+#include "utilsim/live/run_command.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <utility>
 
-#include "run_command.h"
+#include "utilsim/live/run_command.h"
 #include "utilsim/live/slurm_objects.h"
 
 namespace utilsim::live {

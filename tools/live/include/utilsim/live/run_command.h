@@ -1,5 +1,6 @@
 // Runs a program with a time limit and collects what it prints: how the
-// Slurm advisor calls squeue, sinfo and scontrol (slurm_source.cc). The
+// Slurm advisor calls squeue, sinfo and scontrol (slurm_source.cc), and the
+// sweep's Slurm executor sbatch (tools/cli/sweep_slurm.cc). The
 // program is found on PATH (execvp), gets no standard input, and runs in
 // its own process group; past the time limit the group is killed (SIGTERM,
 // then SIGKILL after 2 s) and the result says so. Output beyond max_bytes
