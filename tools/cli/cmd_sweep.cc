@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -155,8 +156,12 @@ Status RunCommand(const SweepCliOptions& s) {
   if (Status st = sweep::PrepareOutFolder(out); !st.ok()) return st;
   if (Status st = sweep::WritePlan(out, ReadAll(file), plan.value()); !st.ok()) return st;
   const auto pending = PendingRuns(out, plan.value(), s.retry_failed);
-  std::cout << "sweep " << spec.name << ": " << plan.value().size() << " runs, "
-            << plan.value().size() - pending.size() << " already done or recorded, "
+  std::set<std::string> distinct;
+  for (const PlanEntry& e : plan.value()) distinct.insert(e.digest);
+  std::cout << "sweep " << spec.name << ": " << plan.value().size() << " runs";
+  if (distinct.size() < plan.value().size())
+    std::cout << " (" << distinct.size() << " distinct: the design visits some points twice)";
+  std::cout << ", " << distinct.size() - pending.size() << " already done or recorded, "
             << pending.size() << " to run\n";
   if (!s.emit.empty()) {
     for (const PlanEntry* e : pending) {

@@ -205,17 +205,12 @@ Result<ResolvedRun> SweepResolver::Resolve(const sweep::SweepRun& run) {
 Result<std::vector<PlanEntry>> PlanSweep(const sweep::SweepSpec& spec, SweepResolver& resolver) {
   auto runs = sweep::ExpandSweep(spec);
   if (!runs.ok()) return runs.status();
+  // Two runs may be the same run (a Morris design can visit a point twice):
+  // they share one digest, so one result.
   std::vector<PlanEntry> plan;
-  std::map<std::string, int> seen;
   for (const sweep::SweepRun& run : runs.value()) {
     auto r = resolver.Resolve(run);
     if (!r.ok()) return r.status();
-    auto [it, fresh] = seen.emplace(r.value().digest, run.index);
-    if (!fresh)
-      return Status::Error(StatusCode::kInvalidArgument,
-                           spec.path + ": runs " + std::to_string(it->second) + " and " +
-                               std::to_string(run.index) +
-                               " are the same run (same options on the same inputs)");
     plan.push_back({run, r.value().digest, r.value().cost});
   }
   return plan;
@@ -224,7 +219,9 @@ Result<std::vector<PlanEntry>> PlanSweep(const sweep::SweepSpec& spec, SweepReso
 std::vector<const PlanEntry*> PendingRuns(const std::string& out,
                                           const std::vector<PlanEntry>& plan, bool retry_failed) {
   std::vector<const PlanEntry*> pending;
+  std::set<std::string> seen;
   for (const PlanEntry& e : plan) {
+    if (!seen.insert(e.digest).second) continue;  // the same run twice
     const sweep::RunState st = sweep::StateOf(out, e.digest);
     if (st == sweep::RunState::kDone) continue;
     if (st == sweep::RunState::kFailed && !retry_failed) continue;

@@ -58,12 +58,14 @@ class SweepResolver {
 };
 
 // Expands, resolves and orders a sweep: every run with its digest and cost.
-// Errors: the spec's, a run's resolution, two runs that are the same run.
+// Errors: the spec's, a run's resolution. Runs that are the same run
+// (same digest) are all kept; they share one result.
 Result<std::vector<sweep::PlanEntry>> PlanSweep(const sweep::SweepSpec& spec,
                                                 SweepResolver& resolver);
 
 // Pending runs of `plan` (no result and, unless retry_failed, no failure
-// record), longest expected first (cost descending, then index).
+// record), each digest once, longest expected first (cost descending, then
+// index).
 std::vector<const sweep::PlanEntry*> PendingRuns(const std::string& out,
                                                  const std::vector<sweep::PlanEntry>& plan,
                                                  bool retry_failed);

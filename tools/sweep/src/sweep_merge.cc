@@ -308,12 +308,20 @@ Result<MergeStats> MergeSweep(const std::string& out, const MergeOptions& opt) {
   std::vector<RowOut> rows;
   std::vector<std::string> keys;
   std::set<std::string> seen_keys;
+  std::map<std::string, int> run_of;  // digest -> run_id of a finished run
   for (const PlanEntry& e : plan.value()) {
     for (const Param& p : e.run.swept)
       if (seen_keys.insert(p.key).second) keys.push_back(p.key);
     RowOut r{&e, "pending", "", 0};
     switch (StateOf(out, e.digest)) {
       case RunState::kDone: {
+        if (auto same = run_of.find(e.digest); same != run_of.end()) {
+          // The same run as an earlier row (a Morris point visited twice).
+          r.status = "ok";
+          r.run_id = same->second;
+          ++stats.ok;
+          break;
+        }
         auto rr = ReadResults(RunDbPath(out, e.digest));
         if (!rr.ok()) return rr.status();
         if (rr.value().size() != 1)
@@ -323,6 +331,7 @@ Result<MergeStats> MergeSweep(const std::string& out, const MergeOptions& opt) {
         runs.back().meta.label = Label(e);
         r.status = "ok";
         r.run_id = static_cast<int>(runs.size());
+        run_of[e.digest] = r.run_id;
         ++stats.ok;
         break;
       }

@@ -1,6 +1,7 @@
 // `utilsim sweep merge OUT`: one results database for a whole sweep
 // (docs/sweeps.md, "Merged results"). It holds
-//  - every finished run, in plan order, as a run of the results schema
+//  - every finished run, in plan order (a run the plan holds twice, once),
+//    as a run of the results schema
 //    (docs/results.md: runs, jobs, samples; run_id = 1, 2, ... over the
 //    finished runs; label "#<index> key=value ...");
 //  - table sweep_runs: one row per run of the plan, finished or not:
