@@ -29,7 +29,10 @@ gpu and batch over all nodes) and checks, against Slurm itself:
      series for a v100 node's GPUs (40/60/0/100 % busy), a real Prometheus
      scrapes them, and the advisor's /metrics shows the job running there with
      its 4 GPUs 2.0 busy and 2 idle allocated (the join by node name and GPU
-     index).
+     index);
+  8. `utilsim sweep` runs the same sweep with the local executor and as Slurm
+     job arrays chunked to the cluster's MaxArraySize of 4 (sweep_check.py):
+     byte-identical merged results.
 
 Usage: slurm_e2e.py --binary build/tools/utilsim [--keep DIR]
 Exit 77 (a ctest skip) when the Slurm packages are not installed. The cluster
@@ -48,6 +51,8 @@ import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from sweep_check import check_sweep  # noqa: E402
 CLUSTER = os.path.join(HERE, "slurm_cluster.sh")
 SACCT_FIELDS = ("JobID,JobIDRaw,JobName,State,Submit,Eligible,Start,End,Elapsed,Timelimit,"
                 "Partition,QOS,User,Account,Priority,AllocTRES,ReqTRES,NodeList,ExitCode")
@@ -470,7 +475,7 @@ def main():
     try:
         rest = subprocess.run(["bash", CLUSTER, "check"], capture_output=True, text=True,
                               env=dict(os.environ, SLURM_TEST_REST="1"))
-        env = dict(os.environ, SLURM_TEST_PARTITIONS="gpu,batch",
+        env = dict(os.environ, SLURM_TEST_PARTITIONS="gpu,batch", SLURM_TEST_MAX_ARRAY="4",
                    SLURM_TEST_REST="1" if rest.returncode == 0 else "0")
         p = subprocess.run(["bash", CLUSTER, "start", d], capture_output=True, text=True, env=env)
         if p.returncode != 0:
@@ -509,6 +514,7 @@ def main():
         print(rep)
         check("agreement" in rep, "shadow-report prints the agreement")
         check_measured(e, procs)
+        check_sweep(e, check, Failure)
         ok = True
     except Failure as f:
         print("FAILED: " + str(f), flush=True)
