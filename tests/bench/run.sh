@@ -79,6 +79,21 @@ timed "demo on 55 H100 nodes, whole GPUs" $PIN "$BUILD/tools/utilsim" run --clus
 timed "demo on 55 H100 nodes, --mig dynamic" $PIN "$BUILD/tools/utilsim" run --cluster "$TMP/h55.yaml" \
   --mig dynamic --policy fifo-skip+best-fit --scale-host-requests 0.125
 
+# The sweep's local executor (docs/sweeps.md): 48 runs with 1 and 2 worker
+# threads, each from an empty output folder; runs/s and the peak memory
+# (GNU time), whose difference is what a second worker adds. Not pinned.
+for w in 1 2; do
+  rm -rf "$TMP/sweep$w"
+  /usr/bin/time -f "%e %M" -o "$TMP/time" "$BUILD/tools/utilsim" sweep run \
+    "$ROOT/tests/bench/sweep_scaling.yaml" --out "$TMP/sweep$w" --workers "$w" -q --no-merge > /dev/null
+  read -r wall rss < "$TMP/time"
+  rate=$(awk "BEGIN{printf \"%.2f\", 48 / $wall}")
+  echo "bench: sweep, $w workers: wall_s=$wall runs_per_s=$rate peak_rss_mib=$((rss / 1024))" >&2
+  printf '| sweep, 48 demo runs of 10,000 jobs, --workers %s | `%s` | wall_s=%s runs_per_s=%s peak_rss_mib=%s |\n' \
+    "$w" "utilsim sweep run tests/bench/sweep_scaling.yaml --out OUT --workers $w -q --no-merge" \
+    "$wall" "$rate" "$((rss / 1024))" >> "$TMP/rows"
+done
+
 TRACES=${UTILSIM_TRACES:-$ROOT/../shared/traces}
 if [ -d "$TRACES" ]; then
   while IFS= read -r line; do

@@ -2,7 +2,7 @@
 """The dependency direction of utilsim's libraries (docs/design.md, "Layout").
 
     command line (tools/cli), C ABI (tools/capi), Python (tools/python)
-      -> [live ->] analysis -> {io, results} -> {policies, traces, workloads} -> engine
+      -> [live ->, sweep ->] analysis -> {io, results} -> {policies, traces, workloads} -> engine
 
 Every `#include "utilsim/<lib>/..."` in a folder must name a library that
 folder may depend on, and every library's CMake link interface must stay
@@ -23,10 +23,12 @@ ALLOWED = {
     "tools/results": {"results", "io", "traces", "engine"},
     "tools/analysis": {"analysis", "results", "io", "policies", "traces", "workloads", "engine"},
     "tools/live": {"live", "analysis", "results", "io", "policies", "traces", "workloads", "engine"},
+    "tools/sweep": {"sweep", "analysis", "results", "io", "policies", "traces", "workloads",
+                    "engine"},
 }
 # Programs on top: anything but each other.
 TOP = {"tools/cli", "tools/capi", "tools/python"}
-LIBRARIES = {"engine", "policies", "workloads", "traces", "io", "results", "analysis", "live", "c"}
+LIBRARIES = {"engine", "policies", "workloads", "traces", "io", "results", "analysis", "live", "sweep", "c"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]utilsim/([a-z_]+)/')
 LINK = re.compile(r"utilsim::([a-z_]+)")
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -94,10 +95,13 @@ Status PlanCommand(const SweepCliOptions& s) {
   std::cout << "memory per run: up to " << FormatBytes(static_cast<double>(mem))
             << " (estimate of the largest run)\n";
   if (!s.no_pilot) {
-    // The pilot: the cheapest run, timed; the rest scaled by their costs.
-    const PlanEntry* pilot = &runs[0];
-    for (const PlanEntry& e : runs)
-      if (e.cost < pilot->cost) pilot = &e;
+    // The pilot: the run of median expected cost, timed; the rest scaled by
+    // their costs.
+    std::vector<const PlanEntry*> by_cost;
+    for (const PlanEntry& e : runs) by_cost.push_back(&e);
+    std::stable_sort(by_cost.begin(), by_cost.end(),
+                     [](const PlanEntry* a, const PlanEntry* b) { return a->cost < b->cost; });
+    const PlanEntry* pilot = by_cost[by_cost.size() / 2];
     auto r = resolver.Resolve(pilot->run);
     if (!r.ok()) return r.status();
     auto prepared = BuildRun(r.value().spec, *r.value().inputs, r.value().cluster, *r.value().reg);
@@ -113,9 +117,9 @@ Status PlanCommand(const SweepCliOptions& s) {
     const double total = wall * cost_sum / std::max(pilot->cost, 1e-9);
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "pilot: run %d took %.2f s (process peak %s); all runs about %.0f s of CPU, "
-                  "%.0f s on %d workers (costs scaled from the pilot; the longest expected is "
-                  "run %d)\n",
+                  "pilot: run %d took %.2f s (process peak %s); all runs roughly %.1f s of CPU, "
+                  "%.1f s on %d workers (the pilot scaled by each run's expected cost, a "
+                  "heuristic; the longest expected is run %d)\n",
                   pilot->run.index, wall, FormatBytes(ru.ru_maxrss * 1024.0).c_str(), total,
                   total / s.workers, s.workers, biggest->run.index);
     std::cout << buf;

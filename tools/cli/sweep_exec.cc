@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -46,6 +47,24 @@ const std::set<std::string>& InputKeys() {
   return keys;
 }
 
+// `value` with every ${NAME} replaced by the environment variable NAME.
+Result<std::string> ExpandEnv(const std::string& value) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < value.size()) {
+    const size_t at = value.find("${", pos);
+    if (at == std::string::npos) break;
+    const size_t end = value.find('}', at);
+    if (end == std::string::npos) break;
+    const std::string name = value.substr(at + 2, end - at - 2);
+    const char* v = std::getenv(name.c_str());
+    if (!v) return Status::Error("environment variable " + name + " is not set");
+    out += value.substr(pos, at - pos) + v;
+    pos = end + 1;
+  }
+  return out + value.substr(pos);
+}
+
 std::string WithDir(const std::string& dir, const std::string& value) {
   if (dir.empty()) return value;
   std::string out;
@@ -66,21 +85,45 @@ Status LineError(const std::string& path, const sweep::SweepRun& run, const std:
   int line = 0;
   for (const Param& p : run.options)
     if (p.key == key) line = p.line;
+  // CLI11's messages may start with the option's own name: said once.
+  const std::string own = "--" + key + ": ";
+  const std::string text = what.rfind(own, 0) == 0 ? what.substr(own.size()) : what;
   return Status::Error(
       StatusCode::kInvalidArgument,
-      path + (line > 0 ? ":" + std::to_string(line) : "") + ": option --" + key + ": " + what);
+      path + (line > 0 ? ":" + std::to_string(line) : "") + ": option --" + key + ": " + text);
 }
 
-// Relative cost of a run for longest-first ordering: jobs x log2(2 + nodes)
-// x a factor of the policy from docs/performance.md's measured ratios.
+// Relative cost of a run for longest-first ordering and the plan's time
+// estimate: jobs x log2(2 + nodes) x the offered load's square (queues grow
+// with congestion, and so does the work per event) x a factor of the queue
+// policy (rough ratios of their run times on the same congested workload:
+// docs/performance.md and the 200-run sweep of docs/sweeps.md). A heuristic:
+// it orders runs, it does not promise seconds.
 double Cost(const Inputs& in, const ClusterSpec& c, const std::string& policy, const RunSpec& s) {
+  const auto& jobs = in.workload.jobs;
+  double work = 0;
+  for (const Job& j : jobs)
+    work += static_cast<double>(j.tasks) * j.task.gpus * j.task.gpu_milli / 1000.0 *
+            j.runtime.seconds();
+  const double span =
+      jobs.empty() ? 1 : std::max(1.0, (jobs.back().submit - jobs.front().submit).seconds());
+  const double load = work / (static_cast<double>(std::max<int64_t>(1, c.total_gpus())) * span);
+  const std::string queue = policy.substr(0, policy.find('+'));
   double w = 1;
-  if (policy.find("conservative") != std::string::npos) w = 17;
-  if (policy.find("topology") != std::string::npos) w = 3;
-  if (policy.find("as-recorded") != std::string::npos) w = 0.5;
+  for (const auto& [name, weight] :
+       std::vector<std::pair<std::string, double>>{{"as-recorded", 0.5},
+                                                   {"sjf", 3},
+                                                   {"drf", 5},
+                                                   {"easy-backfill", 8},
+                                                   {"tiresias", 15},
+                                                   {"priority-preempt", 15},
+                                                   {"conservative-backfill", 40}})
+    if (queue.rfind(name, 0) == 0) w = weight;
+  if (policy.find("topology") != std::string::npos) w *= 3;
   if (s.mig.mode == MigSpec::Mode::kDynamic) w *= 10;
-  return static_cast<double>(in.workload.jobs.size()) *
-         std::log2(2.0 + static_cast<double>(c.total_nodes())) * w;
+  const double l = std::max(0.25, load);
+  return static_cast<double>(jobs.size()) * std::log2(2.0 + static_cast<double>(c.total_nodes())) *
+         l * l * w;
 }
 
 std::shared_ptr<const Inputs> ScaleArrivals(const Inputs& in, double f) {
@@ -129,7 +172,12 @@ Result<ResolvedRun> SweepResolver::Resolve(const sweep::SweepRun& run) {
                        "set by the sweep for all its runs, not per run (docs/sweeps.md)");
     if (!known.count(p.key))
       return LineError(path_, run, p.key, "not an option of `utilsim run` (utilsim run --help)");
-    const std::string value = kPathKeys.count(p.key) ? WithDir(dir_, p.value) : p.value;
+    std::string value = p.value;
+    if (kPathKeys.count(p.key)) {
+      auto expanded = ExpandEnv(p.value);
+      if (!expanded.ok()) return LineError(path_, run, p.key, expanded.status().message());
+      value = WithDir(dir_, expanded.value());
+    }
     args.push_back("--" + p.key + "=" + value);
     if (InputKeys().count(p.key)) input_key += p.key + "=" + value + "\n";
     if (p.key == "profiles") reg_key = value;

@@ -37,9 +37,10 @@ struct ResolvedRun {
 // (long names without --) plus cluster-scale (> 0: every node group scaled,
 // ScaleCluster) and arrival-scale (> 0: submission gaps divided by it, so
 // 2 = twice the load; recorded starts dropped). Not allowed: out, csv,
-// progress, threads, max-memory (the sweep's own). Relative input paths
-// (trace, cluster, telemetry, util-library, node-list, profiles) are read
-// from the sweep file's folder. Thread-safe; inputs are loaded once per
+// progress, threads, max-memory (the sweep's own). Input paths (trace,
+// cluster, telemetry, util-library, node-list, profiles) may name
+// environment variables as ${NAME}; relative ones are read from the sweep
+// file's folder. Thread-safe; inputs are loaded once per
 // distinct set of input options and kept.
 class SweepResolver {
  public:
