@@ -12,6 +12,7 @@
 #include <string>
 
 #include "fuzz_live_targets.h"
+#include "fuzz_sweep_targets.h"
 #include "fuzz_targets.h"
 
 namespace {
@@ -30,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto targets = [] {
     auto t = utilsim::fuzz::Targets();
     utilsim::fuzz::AddLiveTargets(&t);
+    utilsim::fuzz::AddSweepTargets(&t);
     return t;
   }();
   static const char* name = std::getenv("UTILSIM_FUZZ_TARGET");

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "testutil/testutil.h"
+
 namespace utilsim::sweep {
 namespace {
 
@@ -293,8 +295,9 @@ TEST(SweepSpecTest, TopLevelErrors) {
   EXPECT_EQ(ErrorOf(""), std::string("s.yaml:1: expected a mapping of ") + kAllowed + ", got ''");
   EXPECT_EQ(ErrorOf("name: ''\n"), "s.yaml:1: field 'name': expected a value, got ''");
   EXPECT_EQ(ErrorOf("axes: {a: [1]}\n---\naxes: {b: [2]}\n"),
-            "s.yaml:3: expected one YAML document, got 2");
-  EXPECT_EQ(ErrorOf("---\naxes: {a: [1]}\n---\n"), "s.yaml: expected one YAML document, got 2");
+            "s.yaml:2: expected one YAML document, got a second one ('---')");
+  EXPECT_EQ(ErrorOf("# c\n---\naxes: {a: [1]}\n--- \n"),
+            "s.yaml:4: expected one YAML document, got a second one ('---')");
 }
 
 TEST(SweepSpecTest, YamlSyntaxErrorsNameTheLine) {
@@ -538,6 +541,21 @@ TEST_F(SweepFileTest, MissingFileIsAnIoError) {
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.status().code(), StatusCode::kIo);
   EXPECT_EQ(spec.status().message(), path + ": cannot read: No such file or directory");
+}
+
+// Inputs the fuzz target sweep-file found: yaml-cpp 0.7.0's LoadAll never
+// returned on them. Read with Load, they are refused at once.
+TEST(SweepSpecRead, InputsThatHungYamlLoadAllAreRefused) {
+  const std::string a = testutil::Fixture("sweep/loadall_hang.yaml");
+  const std::string b = testutil::Fixture("sweep/loadall_hang2.yaml");
+  auto sa = ReadSweepSpec(a);
+  auto sb = ReadSweepSpec(b);
+  ASSERT_FALSE(sa.ok());
+  ASSERT_FALSE(sb.ok());
+  EXPECT_EQ(sa.status().message().rfind(a + ":2: expected a mapping of name, base,", 0), 0u)
+      << sa.status().message();
+  EXPECT_EQ(sb.status().message().rfind(b + ":1: expected a mapping of name, base,", 0), 0u)
+      << sb.status().message();
 }
 
 }  // namespace
