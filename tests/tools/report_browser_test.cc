@@ -4,7 +4,8 @@
 // docs/report.md) from the DOM Chromium dumps. It fails on any console error
 // or warning and on any chart without data rows or drawn marks, which the
 // second test proves on a report with an empty chart and one with a console
-// error. A screenshot is saved under the build folder.
+// error; the third draws the Sweep section of two sweeps. A screenshot is
+// saved under the build folder.
 //
 // Chromium: $UTILSIM_CHROMIUM, else /usr/bin/chromium (Debian's package,
 // installed by tools/install-deps.sh). Missing, the tests fail; set
@@ -13,8 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -226,6 +229,41 @@ TEST(ReportBrowser, CheckFailsOnAChartWithoutDataAndOnAConsoleError) {
   EXPECT_NE(std::find(errors.begin(), errors.end(), "console error: injected failure"),
             errors.end())
       << Join(errors);
+}
+
+// The Sweep section (docs/report.md, "Sweeps") draws too: a grid sweep (line
+// charts with min..max bands) and a Morris sweep (mu* bars), each from
+// `utilsim sweep run`, every chart with data and no console error or warning.
+TEST(ReportBrowser, SweepChartsRender) {
+  REQUIRE_CHROMIUM();
+  const std::string dir = testutil::TempDir();
+  const std::map<std::string, std::string> sweeps = {
+      {"grid",
+       "base: {trace: builtin:demo, jobs: 300, sample-interval: 3600}\n"
+       "axes:\n  policy: [best-fit, first-fit]\n  cluster-scale: [0.5, 1]\n  seed: [1, 2]\n"},
+      {"morris",
+       "base: {trace: builtin:demo, jobs: 300, sample-interval: 3600}\n"
+       "axes:\n  policy: [best-fit]\n"
+       "morris: {trajectories: 4, levels: 6, seed: 4, factors: {arrival-scale: [0.5, 2], "
+       "price: [1, 4]}}\n"}};
+  for (const auto& [name, yaml] : sweeps) {
+    const std::string spec = dir + "/" + name + ".yaml", out = dir + "/" + name;
+    const std::string html = out + ".html";
+    testutil::WriteFile(spec, yaml);
+    std::string log;
+    ASSERT_EQ(testutil::RunCli("sweep run " + spec + " --out " + out, &log), 0) << log;
+    ASSERT_EQ(testutil::RunCli("report " + out + "/merged.db -o " + html, &log), 0) << log;
+    const std::vector<std::string> ids = ChartIds(testutil::ReadFile(html));
+    const size_t sweep_charts = static_cast<size_t>(std::count_if(
+        ids.begin(), ids.end(), [](const std::string& id) { return id.rfind("sweep-", 0) == 0; }));
+    EXPECT_EQ(sweep_charts, 3u) << name;  // 3 metrics against cluster_scale; mu* of 3 metrics
+    std::string dom;
+    ASSERT_EQ(OpenInChromium(html, "--dump-dom", &dom, &log), 0) << log;
+    const auto problems = Problems(dom, ids);
+    EXPECT_TRUE(problems.empty()) << name << ": report problems:\n"
+                                  << Join(problems) << "chromium:\n"
+                                  << log;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "report_sweep.h"
 #include "utilsim/io/output_path.h"
 #include "utilsim/results/result_store.h"
 #include "utilsim/traces/text_writer.h"
@@ -33,8 +34,11 @@ Status CheckReportBuilt() {
 #endif
 }
 
-Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
-                   const ReportOptions& opt, const OutputGuard& guard) {
+namespace {
+
+// WriteReport, with the Sweep section when `sweep` is not null.
+Status Write(const std::vector<RunResult>& runs, const report::SweepData* sweep,
+             const std::string& path, const ReportOptions& opt, const OutputGuard& guard) {
   OutputGuard g = guard;
   if (g.format.empty()) g.format = "the HTML report";
   if (Status s = CheckOutput(path, g); !s.ok()) return s;
@@ -42,7 +46,7 @@ Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
   if (runs.empty()) return Status::Error(name + ": no runs to report");
   if (Status s = CheckReportBuilt(); !s.ok())
     return Status::Error((g.option.empty() ? "" : g.option + ": ") + s.message());
-  const std::string html = BuildReportHtml(runs, opt);
+  const std::string html = report::BuildPage(runs, opt, sweep);
   if (path == "-") {
     std::cout.write(html.data(), static_cast<std::streamsize>(html.size()));
     std::cout.flush();
@@ -55,6 +59,13 @@ Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
   if (Status s = out.Close(); !s.ok()) return s;
   if (Status s = CheckOutput(path, g); !s.ok()) return s;  // again, just before the rename
   return out.Commit();
+}
+
+}  // namespace
+
+Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
+                   const ReportOptions& opt, const OutputGuard& guard) {
+  return Write(runs, nullptr, path, opt, guard);
 }
 
 Status ReportFromDatabase(const std::string& db, const std::string& html, const ReportOptions& opt,
@@ -78,7 +89,10 @@ Status ReportFromDatabase(const std::string& db, const std::string& html, const 
     return runs.status();
   }
   if (runs.value().empty()) return Status::Error(db + ": holds no runs");
-  return WriteReport(runs.value(), html, opt, g);
+  report::SweepData sweep;
+  bool is_sweep = false;
+  if (Status s = report::ReadSweep(db, &sweep, &is_sweep); !s.ok()) return s;
+  return Write(runs.value(), is_sweep ? &sweep : nullptr, html, opt, g);
 }
 
 }  // namespace utilsim

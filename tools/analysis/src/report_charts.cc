@@ -31,22 +31,24 @@ std::vector<std::string> RunNames(const std::vector<RunResult>& runs) {
   return names;
 }
 
-namespace {
+const char* PaletteColor(size_t i) { return kPalette[i % kPalette.size()]; }
 
-json PolicyColor(const std::vector<std::string>& names) {
-  json range = json::array();
-  for (size_t i = 0; i < names.size(); ++i) range.push_back(kPalette[i % kPalette.size()]);
-  return {{"field", "policy"},
-          {"type", "nominal"},
-          {"scale", {{"domain", names}, {"range", range}}},
-          {"legend", {{"orient", "bottom"}, {"title", "policy"}}}};
-}
-
-json Base(json rows, int height) {
+json ChartBase(json rows, int height) {
   return {{"width", "container"},
           {"height", height},
           {"datasets", {{"main", std::move(rows)}}},
           {"data", {{"name", "main"}}}};
+}
+
+namespace {
+
+json PolicyColor(const std::vector<std::string>& names) {
+  json range = json::array();
+  for (size_t i = 0; i < names.size(); ++i) range.push_back(PaletteColor(i));
+  return {{"field", "policy"},
+          {"type", "nominal"},
+          {"scale", {{"domain", names}, {"range", range}}},
+          {"legend", {{"orient", "bottom"}, {"title", "policy"}}}};
 }
 
 // [first, last] sample time over all runs, hours, so that every run's
@@ -97,7 +99,7 @@ Chart AllocBusy(const RunResult& run, const std::string& name, size_t index, siz
       name + ": allocated vs effectively busy GPUs (of " + Count(run.summary.capacity_gpus) + ")";
   if (pts.empty()) c.note = "This run recorded no samples: nothing to draw.";
   c.rows = rows.size();
-  c.spec = Base(std::move(rows), 190);
+  c.spec = ChartBase(std::move(rows), 190);
   json x = {{"field", "t"}, {"type", "quantitative"}, {"title", "simulated time (h)"}};
   if (!time_domain.is_null()) x["scale"] = {{"domain", time_domain}, {"nice", false}};
   c.spec["encoding"] = {{"x", x}};
@@ -113,10 +115,12 @@ Chart AllocBusy(const RunResult& run, const std::string& name, size_t index, siz
   return c;
 }
 
-// x_title: axis title; scale: "symlog", "log" or "linear".
+// x_title: axis title; scale: "symlog", "log" or "linear". legend: false
+// for too many runs to list (their names are in each line's tooltip).
 Chart CdfChart(const std::string& id, const std::string& section, const std::string& title,
                const std::string& x_title, const char* scale, const std::vector<std::string>& names,
-               const std::vector<std::vector<double>>& per_run, size_t max_points, int decimals) {
+               const std::vector<std::vector<double>>& per_run, size_t max_points, int decimals,
+               bool legend) {
   json rows = json::array();
   std::string empty;
   double max_value = 0;
@@ -134,8 +138,12 @@ Chart CdfChart(const std::string& id, const std::string& section, const std::str
   c.section = section;
   c.title = title;
   if (!empty.empty()) c.note = "No jobs to draw for: " + empty + ".";
+  if (!legend)
+    c.note += std::string(c.note.empty() ? "" : " ") + "One line per run, " +
+              Count(static_cast<int64_t>(names.size())) +
+              " runs: no legend; hover over a line for its run.";
   c.rows = rows.size();
-  c.spec = Base(std::move(rows), 260);
+  c.spec = ChartBase(std::move(rows), 260);
   c.spec["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"tooltip", true}};
   // Readable ticks: durations (minutes) at 1 min, 10 min, 1 h, 6 h, 1 d, 1 w,
   // 30 d; ratios at 1, 2, 5, 10, ...; only those up to the largest value.
@@ -165,6 +173,7 @@ Chart CdfChart(const std::string& id, const std::string& section, const std::str
                           {"scale", {{"domain", {0, 1}}}}}},
                         {"order", {{"field", "p"}, {"type", "quantitative"}}},
                         {"color", PolicyColor(names)}};
+  if (!legend) c.spec["encoding"]["color"]["legend"] = nullptr;
   return c;
 }
 
@@ -185,7 +194,7 @@ Chart IdleCauses(const std::vector<RunResult>& runs, const std::vector<std::stri
   c.section = "idle";
   c.title = "Allocated-but-idle GPU-hours by cause, inside the measurement window";
   c.rows = rows.size();
-  c.spec = Base(std::move(rows), static_cast<int>(std::max<size_t>(2, runs.size()) * 36));
+  c.spec = ChartBase(std::move(rows), static_cast<int>(std::max<size_t>(2, runs.size()) * 36));
   c.spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
   c.spec["encoding"] = {
       {"y", {{"field", "policy"}, {"type", "nominal"}, {"sort", names}, {"title", nullptr}}},
@@ -209,7 +218,7 @@ Chart IdleCauses(const std::vector<RunResult>& runs, const std::vector<std::stri
 void PolicyTimeLines(Chart* c, json rows, const std::string& field, const std::string& y_title,
                      const std::vector<std::string>& names) {
   c->rows = rows.size();
-  c->spec = Base(std::move(rows), 220);
+  c->spec = ChartBase(std::move(rows), 220);
   c->spec["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"tooltip", true}};
   c->spec["encoding"] = {
       {"x", {{"field", "t"}, {"type", "quantitative"}, {"title", "simulated time (h)"}}},
@@ -272,9 +281,16 @@ ChartSet BuildCharts(const std::vector<RunResult>& runs, const ReportOptions& op
   const std::vector<std::string> names = RunNames(runs);
   const json time_domain = TimeDomain(runs);
   std::vector<std::vector<double>> waits, jcts, slowdowns;
+  set.series_skipped = opt.max_series_runs > 0 && runs.size() > opt.max_series_runs;
   for (size_t r = 0; r < runs.size(); ++r) {
     std::string line;
-    set.charts.push_back(AllocBusy(runs[r], names[r], r, opt.max_points, time_domain, &line));
+    if (set.series_skipped)
+      line = names[r] + ": " + Count(static_cast<int64_t>(runs[r].samples.size())) +
+             " samples, one every " + Duration(runs[r].meta.sample_interval.seconds()) +
+             ", not drawn (more than " + Count(static_cast<int64_t>(opt.max_series_runs)) +
+             " runs)";
+    else
+      set.charts.push_back(AllocBusy(runs[r], names[r], r, opt.max_points, time_domain, &line));
     RunDistributions d = Distributions(runs[r].jobs);
     auto dist = [&](const std::vector<double>& v, const char* what) {
       return Count(static_cast<int64_t>(v.size())) + " " + what +
@@ -290,14 +306,15 @@ ChartSet BuildCharts(const std::vector<RunResult>& runs, const ReportOptions& op
   }
   set.charts.push_back(CdfChart("queue-wait", "wait", "Queue wait (submit to start), CDF",
                                 "queue wait (symlog scale)", "symlog", names, waits,
-                                opt.max_quantiles, 3));
+                                opt.max_quantiles, 3, !set.series_skipped));
   set.charts.push_back(CdfChart("jct", "jct", "Job completion time (submit to finish), CDF",
                                 "job completion time (symlog scale)", "symlog", names, jcts,
-                                opt.max_quantiles, 3));
+                                opt.max_quantiles, 3, !set.series_skipped));
   set.charts.push_back(CdfChart("slowdown", "slowdown", "Bounded slowdown, CDF",
                                 "bounded slowdown (log scale)", "log", names, slowdowns,
-                                opt.max_quantiles, 4));
+                                opt.max_quantiles, 4, !set.series_skipped));
   set.charts.push_back(IdleCauses(runs, names));
+  if (set.series_skipped) return set;
   set.charts.push_back(Stranded(runs, names, opt.max_points));
   if (Chart frag; Fragmentation(runs, names, opt.max_points, &frag))
     set.charts.push_back(std::move(frag));

@@ -12,10 +12,22 @@
 #include "report_charts.h"
 #include "report_data.h"
 #include "report_page.h"
+#include "report_sweep.h"
 #include "utilsim/analysis/report.h"
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
+namespace report {
+
+void ChartBlock(std::ostream& os, const Chart& c) {
+  os << "<h3>" << HtmlEscape(c.title) << "</h3>\n";
+  if (!c.note.empty()) os << "<p class=\"note\">" << HtmlEscape(c.note) << "</p>\n";
+  os << "<div class=\"chart\" id=\"chart-" << c.id << "\" data-chart=\"" << c.id
+     << "\" data-expected-rows=\"" << c.rows << "\"></div>\n";
+}
+
+}  // namespace report
+
 namespace {
 
 using report::Count;
@@ -35,12 +47,7 @@ std::span<const report::JsLibrary> Libraries() {
 #endif
 }
 
-void ChartBlock(std::ostream& os, const report::Chart& c) {
-  os << "<h3>" << HtmlEscape(c.title) << "</h3>\n";
-  if (!c.note.empty()) os << "<p class=\"note\">" << HtmlEscape(c.note) << "</p>\n";
-  os << "<div class=\"chart\" id=\"chart-" << c.id << "\" data-chart=\"" << c.id
-     << "\" data-expected-rows=\"" << c.rows << "\"></div>\n";
-}
+using report::ChartBlock;
 
 void Charts(std::ostream& os, const report::ChartSet& set, const std::string& section) {
   for (const auto& c : set.charts)
@@ -227,9 +234,21 @@ void MetadataTable(std::ostream& os, const std::vector<RunResult>& runs) {
   os << "</tbody></table>\n";
 }
 
+// The note in place of the per-run time series when there are too many runs.
+void SeriesSkipped(std::ostream& os, size_t runs, size_t max_runs, const char* what) {
+  os << "<p class=\"note\">Not drawn: this database holds " << Count(static_cast<int64_t>(runs))
+     << " runs (more than " << Count(static_cast<int64_t>(max_runs)) << "), too many for " << what
+     << ". The summary table above lists every run.</p>\n";
+}
+
 }  // namespace
 
-std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOptions& opt_in) {
+std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOptions& opt) {
+  return report::BuildPage(runs, opt, nullptr);
+}
+
+std::string report::BuildPage(const std::vector<RunResult>& runs, const ReportOptions& opt_in,
+                              const SweepData* sweep) {
   if (!CheckReportBuilt().ok()) return "";
   ReportOptions opt = opt_in;
   opt.max_points = std::max<size_t>(opt.max_points, 1);
@@ -237,6 +256,8 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
   opt.max_tenants = std::max<size_t>(opt.max_tenants, 1);
   const std::vector<std::string> names = report::RunNames(runs);
   const report::ChartSet set = report::BuildCharts(runs, opt);
+  const std::vector<report::Chart> sweep_charts =
+      sweep ? report::BuildSweepCharts(*sweep) : std::vector<report::Chart>{};
   const RunMeta first = runs.empty() ? RunMeta{} : runs[0].meta;
   const int64_t capacity = runs.empty() ? 0 : runs[0].summary.capacity_gpus;
 
@@ -252,14 +273,20 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
        << report::ScriptSafeJs(lib.code) << "\n</script>\n";
   os << "</head>\n<body>\n<h1>utilsim report</h1>\n<p class=\"sub\">Workload "
      << HtmlEscape(first.workload_source) << " on cluster " << HtmlEscape(first.cluster_name)
-     << " (" << Count(capacity) << " GPUs); " << runs.size()
-     << (runs.size() == 1 ? " policy" : " policies") << " compared; made by utilsim "
-     << HtmlEscape(first.utilsim_version) << ". Times are simulated time since the start.</p>\n";
+     << " (" << Count(capacity) << " GPUs); " << runs.size();
+  if (sweep)
+    os << (runs.size() == 1 ? " run" : " runs") << " of a sweep";
+  else
+    os << (runs.size() == 1 ? " policy" : " policies") << " compared";
+  os << "; made by utilsim " << HtmlEscape(first.utilsim_version)
+     << ". Times are simulated time since the start.</p>\n";
   std::set<std::string> digests;
   for (const auto& r : runs) digests.insert(r.meta.input_digest);
-  if (digests.size() > 1)
+  if (digests.size() > 1 && !sweep)  // a sweep varies its inputs on purpose
     os << "<p class=\"note\">These runs do not share one input (their input digests differ): "
           "compare them with care.</p>\n";
+
+  if (sweep) report::SweepSection(os, *sweep, sweep_charts);
 
   os << "<h2>Summary</h2>\n<p class=\"explain\">Allocation and effective utilization cover each "
         "run's measurement window (run metadata: window_start_s .. window_end_s); waits, JCT and "
@@ -271,6 +298,7 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
         "(samples.gpus_busy: each running job's GPUs times its busy fraction at that instant). "
         "The gap between them is allocated-but-idle capacity: GPUs reserved, not working.</p>\n";
   Charts(os, set, "alloc");
+  if (set.series_skipped) SeriesSkipped(os, runs.size(), opt.max_series_runs, "one chart per run");
 
   os << "<h2>Queue time</h2>\n<p class=\"explain\">Share of the jobs that started whose queue "
         "wait (jobs.wait_s) is at most x. A curve further left is better.</p>\n";
@@ -295,11 +323,16 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
        << Fixed(runs[r].summary.stranded_gpu_h, 1);
   os << ".</p>\n";
   Charts(os, set, "stranded");
+  if (set.series_skipped) SeriesSkipped(os, runs.size(), opt.max_series_runs, "one line per run");
 
   os << "<h2>Fragmentation</h2>\n";
   const bool has_frag = std::any_of(set.charts.begin(), set.charts.end(),
                                     [](const report::Chart& c) { return c.section == "frag"; });
-  if (has_frag) {
+  const bool frag_recorded = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) {
+    return std::any_of(r.samples.begin(), r.samples.end(),
+                       [](const Sample& s) { return !std::isnan(s.frag_gpu_milli); });
+  });
+  if (has_frag || (set.series_skipped && frag_recorded)) {
     os << "<p class=\"explain\">samples.frag_gpu_milli: the FGD measure (Weng et al., ATC'23; "
           "docs/packing.md) of the free GPU capacity that the workload's task shapes cannot "
           "use, in GPUs. Mean fragmented share of free GPU capacity in the window "
@@ -311,6 +344,7 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
                  : Fixed(runs[r].summary.frag_mean_pct, 1) + " %");
     os << ".</p>\n";
     Charts(os, set, "frag");
+    if (set.series_skipped) SeriesSkipped(os, runs.size(), opt.max_series_runs, "one line per run");
   } else {
     os << "<p class=\"note\" id=\"fragmentation\">Not recorded: utilsim samples the FGD "
           "fragmentation only for workloads with fractional GPU requests (docs/sharing.md). "
@@ -344,6 +378,7 @@ std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOpti
      << "<pre id=\"report-check\" hidden></pre>\n";
 
   nlohmann::json data = {{"charts", nlohmann::json::array()}};
+  for (const auto& c : sweep_charts) data["charts"].push_back({{"id", c.id}, {"spec", c.spec}});
   for (const auto& c : set.charts) data["charts"].push_back({{"id", c.id}, {"spec", c.spec}});
   os << "<script type=\"application/json\" id=\"report-data\">"
      << report::ScriptSafeJson(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))

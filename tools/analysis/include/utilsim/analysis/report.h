@@ -29,6 +29,11 @@ struct ReportOptions {
   // Rows of the tenant table (largest GPU-hours first); the rest are summed
   // into one row. >= 1.
   size_t max_tenants = 50;
+  // Runs beyond which the per-run time series (allocated vs busy per run,
+  // stranded GPUs and fragmentation over time) are not drawn: with more runs
+  // than this they are unreadable, so a note says they were skipped and the
+  // summary table still lists every run. 0: no limit.
+  size_t max_series_runs = 12;
 };
 
 // Ok when this utilsim was built with the HTML report. A build without npm
@@ -41,7 +46,9 @@ Status CheckReportBuilt();
 
 // The report of `runs` as HTML text. Deterministic: the same runs and options
 // give the same bytes (no timestamps, no paths). Runs without samples or
-// without finished jobs still get their (empty) charts, with a note.
+// without finished jobs still get their (empty) charts, with a note. With
+// more runs than opt.max_series_runs the per-run time series are not drawn
+// (a note says so).
 std::string BuildReportHtml(const std::vector<RunResult>& runs, const ReportOptions& opt = {});
 
 // Writes BuildReportHtml(runs) to `path` atomically (a temporary file renamed
@@ -62,9 +69,14 @@ Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
 // Reads the results database `db` (ReadResults) and writes its report to
 // `html`, which may not be `db` itself (it is added to guard.inputs as "the
 // results database"). The output path is checked before the database is
-// read, then CheckReportBuilt. Errors, in addition to WriteReport's: "<db>:
-// no such file", "<db>: not a SQLite file ...", "<db>: not a utilsim results
-// database", "<db>: schema version X, expected 2 ...", "<db>: holds no runs".
+// read, then CheckReportBuilt. A database written by `utilsim sweep merge`
+// (it has table sweep_runs) also gets a "Sweep" section: metrics against each
+// numeric swept axis (mean over seeds, min..max band), the runs that did not
+// finish, and the Morris effects of table sweep_effects (docs/report.md,
+// "Sweeps"). Errors, in addition to WriteReport's: "<db>: no such file",
+// "<db>: not a SQLite file ...", "<db>: not a utilsim results database",
+// "<db>: schema version X, expected 2 ...", "<db>: holds no runs", "<db>:
+// cannot read the sweep tables: <SQLite's message>".
 Status ReportFromDatabase(const std::string& db, const std::string& html,
                           const ReportOptions& opt = {}, const OutputGuard& guard = {});
 
