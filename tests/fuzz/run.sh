@@ -15,7 +15,7 @@ fi
 # bounded run of seconds per target.
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER=clang++ \
   -DUTILSIM_FUZZ=ON -DUTILSIM_TESTS=OFF -DUTILSIM_WERROR=OFF -DUTILSIM_BENCH=OFF \
-  -DUTILSIM_REPORT=OFF -DUTILSIM_PYTHON=OFF \
+  -DUTILSIM_REPORT=OFF -DUTILSIM_PYTHON=OFF -DCMAKE_UNITY_BUILD=ON \
   -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
   > "$BUILD.configure.log" 2>&1 || { cat "$BUILD.configure.log"; exit 1; }
 cmake --build "$BUILD" -j "$(nproc)" --target fuzz_readers > "$BUILD.build.log" 2>&1 ||

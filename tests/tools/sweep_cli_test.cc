@@ -211,7 +211,9 @@ TEST(SweepCli, KilledHalfWayResumesWithoutRedoingAFinishedRun) {
     EXPECT_EQ(n, 1) << "run " << run;
     const bool done_first =
         log1.find("\"event\":\"done\",\"run\":" + std::to_string(run) + ",") != std::string::npos;
-    if (done_first) EXPECT_EQ(starts[run], 1) << "run " << run << " was redone";
+    if (done_first) {
+      EXPECT_EQ(starts[run], 1) << "run " << run << " was redone";
+    }
     restarted += starts[run] - 1;
   }
   EXPECT_LE(restarted, 2);  // at most the two runs cut short by the kill
@@ -300,6 +302,10 @@ TEST(SweepCli, EmitPrintsThePendingRunsAndTaskRunsOne) {
       << out;
   EXPECT_EQ(Count(out, " --run "), 8) << out;
   EXPECT_TRUE(Has(out, "sweep task '" + dir + "/grid.yaml' --out '" + dir + "/o' --run ")) << out;
+  // parallel: whole commands, the binary first.
+  ASSERT_EQ(RunCli("sweep run " + dir + "/grid.yaml --out " + dir + "/o --emit parallel", &out), 0)
+      << out;
+  EXPECT_EQ(Count(out, "'" + testutil::BinaryPath() + "' sweep task '"), 8) << out;
   ASSERT_EQ(RunCli("sweep task " + dir + "/grid.yaml --out " + dir + "/o --run 5", &out), 0) << out;
   ASSERT_EQ(RunCli("sweep merge " + dir + "/o --csv " + dir + "/x.csv", &out), 0) << out;
   EXPECT_TRUE(Has(out, "merged 8 runs (1 finished, 0 failed or over a limit, 7 pending)")) << out;

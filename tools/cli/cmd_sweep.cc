@@ -168,11 +168,12 @@ Status RunCommand(const SweepCliOptions& s) {
   std::cout << ", " << distinct.size() - pending.size() << " already done or recorded, "
             << pending.size() << " to run\n";
   if (!s.emit.empty()) {
+    std::error_code ec;
+    const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
     for (const PlanEntry* e : pending) {
       const std::string args =
           "sweep task '" + file + "' --out '" + out + "' --run " + std::to_string(e->run.index);
-      std::cout << (s.emit == "parallel" ? "'" + Absolute("/proc/self/exe") + "' " : "") << args
-                << "\n";
+      std::cout << (s.emit == "parallel" ? "'" + self + "' " : "") << args << "\n";
     }
     return Status::Ok();
   }
