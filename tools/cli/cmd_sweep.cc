@@ -45,14 +45,14 @@ int DefaultWorkers() {
 
 void Say(const std::string& line) { std::cout << line << std::endl; }
 
-// Reads the file, expands and resolves every run (loading each distinct
-// input once).
+// Reads the file, expands and resolves every run on `workers` threads
+// (loading each distinct input once).
 Result<std::vector<PlanEntry>> Plan(const std::string& file, SweepResolver& resolver,
-                                    sweep::SweepSpec* spec_out) {
+                                    sweep::SweepSpec* spec_out, int workers) {
   auto spec = sweep::ReadSweepSpec(file);
   if (!spec.ok()) return spec.status();
   *spec_out = spec.value();
-  return PlanSweep(spec.value(), resolver);
+  return PlanSweep(spec.value(), resolver, workers);
 }
 
 std::string Layout(const std::string& out) {
@@ -66,7 +66,7 @@ std::string Layout(const std::string& out) {
 Status PlanCommand(const SweepCliOptions& s) {
   SweepResolver resolver(s.file);
   sweep::SweepSpec spec;
-  auto plan = Plan(s.file, resolver, &spec);
+  auto plan = Plan(s.file, resolver, &spec, s.workers);
   if (!plan.ok()) return plan.status();
   const auto& runs = plan.value();
   std::map<std::string, std::set<std::string>> values;
@@ -155,7 +155,7 @@ Status RunCommand(const SweepCliOptions& s) {
   const std::string file = Absolute(s.file), out = Absolute(s.out);
   SweepResolver resolver(file);
   sweep::SweepSpec spec;
-  auto plan = Plan(file, resolver, &spec);
+  auto plan = Plan(file, resolver, &spec, s.workers);
   if (!plan.ok()) return plan.status();
   if (Status st = sweep::PrepareOutFolder(out); !st.ok()) return st;
   if (Status st = sweep::WritePlan(out, ReadAll(file), plan.value()); !st.ok()) return st;

@@ -13,6 +13,7 @@
 #include "cli_options.h"
 #include "utilsim/analysis/memory_guard.h"
 #include "utilsim/analysis/plan.h"
+#include "utilsim/engine/parallel.h"
 #include "utilsim/results/result_store.h"
 
 namespace utilsim::cli {
@@ -147,7 +148,20 @@ SweepResolver::SweepResolver(std::string sweep_path) : path_(std::move(sweep_pat
 
 size_t SweepResolver::inputs_loaded() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return inputs_.size();
+  size_t n = 0;
+  for (const auto& [key, slot] : inputs_) {
+    std::lock_guard<std::mutex> l(slot->mu);
+    n += slot->inputs != nullptr && key.find("arrival-scale=") == std::string::npos;
+  }
+  return n;
+}
+
+std::shared_ptr<SweepResolver::Slot> SweepResolver::slot(
+    std::map<std::string, std::shared_ptr<Slot>>& m, const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& s = m[key];
+  if (!s) s = std::make_shared<Slot>();
+  return s;
 }
 
 Result<ResolvedRun> SweepResolver::Resolve(const sweep::SweepRun& run) {
@@ -203,37 +217,36 @@ Result<ResolvedRun> SweepResolver::Resolve(const sweep::SweepRun& run) {
   r.spec = spec.value();
   r.spec.threads = 1;
   r.policy = o.policy;
-  // Inputs and registry: loaded once per distinct key. Loading happens
-  // under the lock, so two threads never load the same inputs twice.
+  // Inputs and registry: loaded once per distinct key. Each key has its
+  // own slot and lock, so different inputs load in parallel while a second
+  // run of the same inputs waits for the first load.
+  auto reg = slot(regs_, reg_key);
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& reg = regs_[reg_key];
-    if (!reg) {
+    std::lock_guard<std::mutex> lock(reg->mu);
+    if (!reg->reg) {
       auto fresh = std::make_shared<PolicyRegistry>(BuiltinPolicies());
       if (!reg_key.empty())
-        if (Status s = LoadProfiles(reg_key, fresh.get()); !s.ok()) {
-          regs_.erase(reg_key);
-          return s;
-        }
-      reg = fresh;
+        if (Status s = LoadProfiles(reg_key, fresh.get()); !s.ok()) return s;
+      reg->reg = fresh;
     }
-    r.reg = reg;
-    auto& base = inputs_[input_key];
-    if (!base) {
+    r.reg = reg->reg;
+  }
+  auto base = slot(inputs_, input_key);
+  {
+    std::lock_guard<std::mutex> lock(base->mu);
+    if (!base->inputs) {
       auto in = LoadInputs(o.input);
-      if (!in.ok()) {
-        inputs_.erase(input_key);
+      if (!in.ok())
         return in.status().Prefixed(path_ + ": run " + std::to_string(run.index) + ": ");
-      }
-      base = std::make_shared<const Inputs>(std::move(in.value()));
+      base->inputs = std::make_shared<const Inputs>(std::move(in.value()));
     }
-    if (arrival_scale != 1) {
-      auto& scaled = inputs_[input_key + "arrival-scale=" + std::to_string(arrival_scale)];
-      if (!scaled) scaled = ScaleArrivals(*base, arrival_scale);
-      r.inputs = scaled;
-    } else {
-      r.inputs = base;
-    }
+    r.inputs = base->inputs;
+  }
+  if (arrival_scale != 1) {
+    auto scaled = slot(inputs_, input_key + "arrival-scale=" + std::to_string(arrival_scale));
+    std::lock_guard<std::mutex> lock(scaled->mu);
+    if (!scaled->inputs) scaled->inputs = ScaleArrivals(*r.inputs, arrival_scale);
+    r.inputs = scaled->inputs;
   }
   if (Status s = CheckPolicyList({r.policy}, "--policy", *r.reg); !s.ok())
     return LineError(path_, run, "policy", s.message().substr(s.message().find(':') + 2));
@@ -250,17 +263,25 @@ Result<ResolvedRun> SweepResolver::Resolve(const sweep::SweepRun& run) {
   return r;
 }
 
-Result<std::vector<PlanEntry>> PlanSweep(const sweep::SweepSpec& spec, SweepResolver& resolver) {
+Result<std::vector<PlanEntry>> PlanSweep(const sweep::SweepSpec& spec, SweepResolver& resolver,
+                                         int workers) {
   auto runs = sweep::ExpandSweep(spec);
   if (!runs.ok()) return runs.status();
   // Two runs may be the same run (a Morris design can visit a point twice):
   // they share one digest, so one result.
-  std::vector<PlanEntry> plan;
-  for (const sweep::SweepRun& run : runs.value()) {
-    auto r = resolver.Resolve(run);
-    if (!r.ok()) return r.status();
-    plan.push_back({run, r.value().digest, r.value().cost});
-  }
+  const auto& all = runs.value();
+  std::vector<PlanEntry> plan(all.size());
+  std::vector<Status> errors(all.size());
+  ParallelFor(all.size(), static_cast<size_t>(std::max(1, workers)), [&](size_t i) {
+    auto r = resolver.Resolve(all[i]);
+    if (!r.ok()) {
+      errors[i] = r.status();
+      return;
+    }
+    plan[i] = {all[i], r.value().digest, r.value().cost};
+  });
+  for (const Status& e : errors)  // the first run's error, as a serial plan would
+    if (!e.ok()) return e;
   return plan;
 }
 
@@ -328,16 +349,19 @@ Result<ExecStats> ExecuteRuns(SweepResolver& resolver, const std::vector<const P
                               const ExecOptions& opt) {
   ExecStats stats;
   std::mutex mu;
-  std::atomic<size_t> next{0};
   Status fatal;
-  auto worker = [&] {
-    for (size_t i = next++; i < runs.size(); i = next++) {
+  ParallelFor(runs.size(), static_cast<size_t>(std::max(1, opt.workers)), [&](size_t i) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!fatal.ok()) return;  // the folder cannot be written: start nothing more
+    }
+    {
       const PlanEntry& e = *runs[i];
       if (sweep::StateOf(opt.out, e.digest) == sweep::RunState::kDone ||
           (!opt.retry_failed && sweep::StateOf(opt.out, e.digest) == sweep::RunState::kFailed)) {
         std::lock_guard<std::mutex> lock(mu);
         ++stats.skipped;
-        continue;
+        return;
       }
       if (Status s = sweep::AppendLog(opt.out, "start", e, -1); !s.ok()) {
         std::lock_guard<std::mutex> lock(mu);
@@ -375,12 +399,7 @@ Result<ExecStats> ExecuteRuns(SweepResolver& resolver, const std::vector<const P
         opt.say(line);
       }
     }
-  };
-  const int n = std::max(1, std::min<int>(opt.workers, static_cast<int>(runs.size())));
-  std::vector<std::thread> threads;
-  for (int t = 1; t < n; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  });
   if (!fatal.ok()) return fatal;
   return stats;
 }

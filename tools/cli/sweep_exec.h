@@ -52,17 +52,26 @@ class SweepResolver {
   size_t inputs_loaded() const;
 
  private:
+  // One cache entry: loaded under its own lock (the map's lock mu_ is held
+  // only to find or create the entry).
+  struct Slot {
+    std::mutex mu;
+    std::shared_ptr<const Inputs> inputs;
+    std::shared_ptr<const PolicyRegistry> reg;
+  };
+  std::shared_ptr<Slot> slot(std::map<std::string, std::shared_ptr<Slot>>& m,
+                             const std::string& key);
   std::string path_, dir_;
   mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const Inputs>> inputs_;
-  std::map<std::string, std::shared_ptr<const PolicyRegistry>> regs_;
+  std::map<std::string, std::shared_ptr<Slot>> inputs_, regs_;
 };
 
-// Expands, resolves and orders a sweep: every run with its digest and cost.
+// Expands and resolves a sweep on `workers` threads (distinct inputs load
+// in parallel): every run with its digest and cost, in plan order.
 // Errors: the spec's, a run's resolution. Runs that are the same run
 // (same digest) are all kept; they share one result.
 Result<std::vector<sweep::PlanEntry>> PlanSweep(const sweep::SweepSpec& spec,
-                                                SweepResolver& resolver);
+                                                SweepResolver& resolver, int workers);
 
 // Pending runs of `plan` (no result and, unless retry_failed, no failure
 // record), each digest once, longest expected first (cost descending, then
@@ -82,7 +91,7 @@ struct ExecStats {
   int started = 0, done = 0, failed = 0, skipped = 0;
 };
 
-// Runs `runs` on `workers` threads. A run whose result or failure record
+// Runs `runs` on `workers` threads (ParallelFor). A run whose result or failure record
 // appeared meanwhile (another process) is skipped. Each finished run is
 // written to OUT/runs/<digest>.db; a run that fails, passes limits.time or
 // whose memory estimate passes limits.memory gets a failure record instead
