@@ -219,19 +219,8 @@ void AppendCsvCell(sqlite3_stmt* st, int c, std::string* out) {
       out->append(buf, r.ptr);
       return;
     }
-    default: {
-      const std::string s = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
-      if (s.find_first_of(",\"\r\n") == std::string::npos) {
-        out->append(s);
-        return;
-      }
-      out->push_back('"');
-      for (char ch : s) {
-        if (ch == '"') out->push_back('"');
-        out->push_back(ch);
-      }
-      out->push_back('"');
-    }
+    default:  // text, quoted as every CSV writer of utilsim quotes (text_writer.h)
+      traces::AppendCsvField(out, reinterpret_cast<const char*>(sqlite3_column_text(st, c)));
   }
 }
 
