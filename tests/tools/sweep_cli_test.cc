@@ -343,6 +343,13 @@ TEST(SweepCli, BadFilesAndOptionsSayWhere) {
   EXPECT_TRUE(Has(out, "--tasks: only with --executor slurm")) << out;
   EXPECT_EQ(RunCli("sweep task " + dir + "/a.yaml --out o", &out), 2) << out;
   EXPECT_EQ(RunCli("sweep", &out), 2) << out;
+  // The sweep file may not be replaced by the folder's copy of it.
+  std::filesystem::create_directories(dir + "/own");
+  testutil::WriteFile(dir + "/own/sweep.yaml", kGrid);
+  EXPECT_EQ(RunCli("sweep run " + dir + "/own/sweep.yaml --out " + dir + "/own", &out), 1) << out;
+  EXPECT_TRUE(Has(out, "--out: " + dir + "/own/sweep.yaml: is the same file as the sweep file"))
+      << out;
+  EXPECT_EQ(testutil::ReadFile(dir + "/own/sweep.yaml"), kGrid);
   // An output folder holding other things is refused.
   std::filesystem::create_directories(dir + "/busy");
   testutil::WriteFile(dir + "/busy/notes.txt", "mine\n");

@@ -17,6 +17,7 @@
 #include "sweep_exec.h"
 #include "sweep_slurm.h"
 #include "utilsim/analysis/memory_guard.h"
+#include "utilsim/io/output_path.h"
 #include "utilsim/sweep/sweep_merge.h"
 
 namespace utilsim::cli {
@@ -158,6 +159,13 @@ Status RunCommand(const SweepCliOptions& s) {
   auto plan = Plan(file, resolver, &spec, s.workers);
   if (!plan.ok()) return plan.status();
   if (Status st = sweep::PrepareOutFolder(out); !st.ok()) return st;
+  // The folder's own files may not replace an input: the sweep file itself
+  // may be OUT/sweep.yaml.
+  for (const char* own : {"/sweep.yaml", "/plan.jsonl", "/log.jsonl"})
+    if (Status st =
+            CheckOutput(out + own, OutputGuard{"--out", {{"the sweep file", file}}, false, ""});
+        !st.ok())
+      return st;
   if (Status st = sweep::WritePlan(out, ReadAll(file), plan.value()); !st.ok()) return st;
   const auto pending = PendingRuns(out, plan.value(), s.retry_failed);
   std::set<std::string> distinct;
