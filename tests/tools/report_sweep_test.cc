@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "report_page.h"
 #include "testutil/testutil.h"
 #include "utilsim/analysis/report.h"
 #include "utilsim/results/result_store.h"
@@ -30,18 +31,7 @@ bool Has(const std::string& s, const std::string& part) {
     if (Status built = CheckReportBuilt(); !built.ok()) GTEST_SKIP() << built.message(); \
   } while (0)
 
-// The page's chart data: id -> Vega-Lite spec, in page order of ids seen.
-std::map<std::string, json> ChartSpecs(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"report-data\">";
-  const size_t a = html.find(open);
-  const size_t b = html.find("</script>", a);
-  EXPECT_NE(a, std::string::npos);
-  std::map<std::string, json> out;
-  if (a == std::string::npos || b == std::string::npos) return out;
-  const json data = json::parse(html.substr(a + open.size(), b - a - open.size()));
-  for (const auto& c : data["charts"]) out[c["id"].get<std::string>()] = c["spec"];
-  return out;
-}
+using testutil::ChartSpecs;
 
 const json& Rows(const json& spec) { return spec["datasets"]["main"]; }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "report_page.h"
 #include "testutil/testutil.h"
 #include "utilsim/results/result_store.h"
 
@@ -25,18 +26,7 @@ bool Has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-// The page's chart data: id -> Vega-Lite spec.
-std::map<std::string, json> ChartSpecs(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"report-data\">";
-  const size_t a = html.find(open);
-  const size_t b = html.find("</script>", a);
-  EXPECT_NE(a, std::string::npos);
-  std::map<std::string, json> out;
-  if (a == std::string::npos || b == std::string::npos) return out;
-  const json data = json::parse(html.substr(a + open.size(), b - a - open.size()));
-  for (const auto& c : data["charts"]) out[c["id"].get<std::string>()] = c["spec"];
-  return out;
-}
+using testutil::ChartSpecs;
 
 // A build without the report (UTILSIM_REPORT=OFF or no npm) has nothing to
 // check here: CheckReportBuilt's message is the reason for the skip, and

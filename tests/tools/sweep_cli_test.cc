@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -187,6 +188,12 @@ TEST(SweepCli, KilledHalfWayResumesWithoutRedoingAFinishedRun) {
   std::string text;
   ASSERT_EQ(RunCli("sweep status " + out, &text), 0) << text;
   EXPECT_TRUE(Has(text, std::to_string(done_before) + " finished")) << text;
+  // The runs the kill cut short: started in the log, without a result.
+  const int cut = Count(log1, "\"event\":\"start\"") - done_before;
+  EXPECT_TRUE(Has(text, "(" + std::to_string(cut) +
+                            " of them started: running, or stopped by a "
+                            "kill)"))
+      << text;
   // The rerun starts only the runs not finished.
   ASSERT_EQ(RunCli("sweep run " + dir + "/s.yaml --out " + out + " -q", &text), 0) << text;
   EXPECT_TRUE(Has(text, std::to_string(done_before) + " already done or recorded, " +
@@ -268,6 +275,11 @@ TEST(SweepCli, MorrisRanksTheFactorWithoutEffectLast) {
                       "    price: [1, 4]\n");
   std::string out;
   ASSERT_EQ(RunCli("sweep run " + dir + "/m.yaml --out " + dir + "/o -q", &out), 0) << out;
+  // This design visits two points twice: 24 runs, 22 simulations, one
+  // result per point.
+  EXPECT_TRUE(Has(out, "sweep m: 24 runs (22 distinct: the design visits some points twice)"))
+      << out;
+  EXPECT_TRUE(Has(out, "22 runs finished")) << out;
   EXPECT_TRUE(Has(out, "9 Morris effects in table sweep_effects")) << out;
   const std::string db = dir + "/o/merged.db";
   for (const std::string m : {"wait_mean_s", "allocation_pct"}) {
@@ -337,6 +349,15 @@ TEST(SweepCli, BadFilesAndOptionsSayWhere) {
   testutil::WriteFile(dir + "/e.yaml", "base: {trace: missing.csv}\n");
   EXPECT_EQ(RunCli("sweep plan " + dir + "/e.yaml --no-pilot", &out), 1) << out;
   EXPECT_TRUE(Has(out, dir + "/missing.csv")) << out;  // relative to the sweep file
+  // ${NAME} in an input path: an unset variable is named; a set one is used.
+  testutil::WriteFile(dir + "/v.yaml", "base:\n  trace: \"${UTILSIM_SWEEP_TEST_NOPE}/x.csv\"\n");
+  EXPECT_EQ(RunCli("sweep plan " + dir + "/v.yaml --no-pilot", &out), 1) << out;
+  EXPECT_TRUE(
+      Has(out, "v.yaml:2: option --trace: environment variable UTILSIM_SWEEP_TEST_NOPE is not set"))
+      << out;
+  testutil::WriteFile(dir + "/w.yaml", "base:\n  trace: \"${HOME}/utilsim-no-such-trace.csv\"\n");
+  EXPECT_EQ(RunCli("sweep plan " + dir + "/w.yaml --no-pilot", &out), 1) << out;
+  EXPECT_TRUE(Has(out, std::string(std::getenv("HOME")) + "/utilsim-no-such-trace.csv")) << out;
   // Usage errors exit 2.
   EXPECT_EQ(RunCli("sweep run " + dir + "/a.yaml", &out), 2) << out;  // no --out
   EXPECT_EQ(RunCli("sweep run " + dir + "/a.yaml --out o --tasks 3", &out), 2) << out;

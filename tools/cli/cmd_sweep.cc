@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -261,27 +262,31 @@ Status StatusCommand(const SweepCliOptions& s) {
       ++reasons[f.ok() ? f.value().status : "unreadable record"];
     }
   }
-  // Runs started (log) without an end: running now, or killed.
-  std::map<int, int> open;
+  // Runs started (log) without an end: running now, or killed. Matched by
+  // digest: the log may hold runs of an earlier version of the plan.
+  std::map<std::string, int> open;
   std::ifstream log(s.out + "/log.jsonl");
   std::string line;
   double wall = 0;
   while (std::getline(log, line)) {
-    const auto run_at = line.find("\"run\":");
-    if (run_at == std::string::npos) continue;
-    const int run = std::atoi(line.c_str() + run_at + 6);
-    if (line.find("\"event\":\"start\"") != std::string::npos) ++open[run];
-    if (line.find("\"event\":\"done\"") != std::string::npos ||
-        line.find("\"event\":\"failed\"") != std::string::npos) {
-      --open[run];
-      const auto w = line.find("\"wall_s\":");
-      if (w != std::string::npos) wall += std::atof(line.c_str() + w + 9);
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || !j.contains("event") || !j["event"].is_string() ||
+        !j.contains("digest") || !j["digest"].is_string())
+      continue;  // not a line of ours (AppendLog writes every line whole)
+    const std::string event = j["event"].get<std::string>();
+    const std::string digest = j["digest"].get<std::string>();
+    if (event == "start") ++open[digest];
+    if (event == "done" || event == "failed") {
+      --open[digest];
+      if (j.contains("wall_s") && j["wall_s"].is_number()) wall += j["wall_s"].get<double>();
     }
   }
   int unfinished = 0;
-  for (const auto& [run, n] : open)
-    unfinished +=
-        n > 0 && sweep::StateOf(s.out, plan.value()[run].digest) == sweep::RunState::kPending;
+  for (const PlanEntry& e : plan.value())
+    if (auto it = open.find(e.digest); it != open.end() && it->second > 0) {
+      unfinished += sweep::StateOf(s.out, e.digest) == sweep::RunState::kPending;
+      it->second = 0;  // a digest the plan holds twice counts once
+    }
   const int n = static_cast<int>(plan.value().size());
   std::cout << s.out << ": " << n << " runs: " << done << " finished, " << failed
             << " failed or over a limit, " << n - done - failed << " pending (" << unfinished
