@@ -8,6 +8,7 @@
 #include "utilsim/policies/colocate.h"
 #include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/fgd.h"
+#include "utilsim/policies/fgd_sim.h"
 #include "utilsim/policies/framework.h"
 #include "utilsim/policies/least_loaded.h"
 #include "utilsim/policies/packing.h"
@@ -412,6 +413,27 @@ PolicyRegistry BuiltinPolicies() {
   Must(r.AddSeededPlacement(
       {"random", "", "", "uniform choice among feasible nodes, drawn from the run's --seed"},
       [](uint64_t seed) { return MakeRandomPlacement(seed); }));
+  // The FGD authors' simulator's six score plugins (fgd_sim.h), for
+  // reproducing the paper's experiment; ties to the lowest node index here
+  // (fgd-experiment draws a random node order per seed, as the simulator).
+  for (FgdSimScore s : {FgdSimScore::kDotProd, FgdSimScore::kGpuClustering,
+                        FgdSimScore::kGpuPacking, FgdSimScore::kBestFit, FgdSimScore::kFgd}) {
+    static const char* const kHelp[] = {
+        "",
+        "FGD simulator's DotProd (Tetris): smallest normalised dot product (fgd_sim.h)",
+        "FGD simulator's GpuClustering score (fgd_sim.h)",
+        "FGD simulator's GpuPacking score (fgd_sim.h)",
+        "FGD simulator's BestFit: least CPU and GPU left, weighted equally (fgd_sim.h)",
+        "FGD simulator's FGD score: sigmoid of the fragmentation change, rounded to 0..100, "
+        "95% typical task classes (fgd_sim.h)"};
+    Must(r.AddPlacement(
+        {std::string("fgdsim-") + FgdSimScoreName(s), "", "", kHelp[static_cast<int>(s)]},
+        [s] { return MakeFgdSim({.score = s}); }));
+  }
+  Must(r.AddSeededPlacement(
+      {"fgdsim-random", "", "",
+       "FGD simulator's Random: uniform node and uniform fitting GPU (fgd_sim.h)"},
+      [](uint64_t seed) { return MakeFgdSim({.score = FgdSimScore::kRandom, .seed = seed}); }));
   Must(r.AddPlacement(
       {"topology-aware", "", "",
        "best fit for single tasks; gangs kept close (same node, then rack, then "

@@ -59,20 +59,3 @@ TEST(Validate, AaicCapacitySweep) {
 
 }  // namespace
 }  // namespace utilsim
-
-namespace utilsim {
-namespace {
-
-TEST(FgdExperiment, OpenbRanksFgdFirstAndRandomLast) {
-  const std::string pods = testutil::TracePath("alibaba-gpu-v2023/openb_pod_list_default.csv");
-  if (pods.empty()) GTEST_SKIP() << "alibaba-gpu-v2023 not in $UTILSIM_TRACES";
-  std::string out;
-  ASSERT_EQ(testutil::RunCli("fgd-experiment --trace " + pods + " --seeds 2", &out), 0) << out;
-  // The ranking of the FGD paper's six policies by allocation at 130% arrived
-  // demand: FGD first, random last (docs/packing.md has the numbers).
-  EXPECT_NE(out.find("   1  fgd "), std::string::npos) << out;
-  EXPECT_NE(out.find("   6  random "), std::string::npos) << out;
-}
-
-}  // namespace
-}  // namespace utilsim

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "console_table.h"
 #include "plan_cmd.h"
+#include "utilsim/analysis/fgd_compare.h"
 #include "utilsim/analysis/fgd_experiment.h"
 #include "utilsim/analysis/host_scale.h"
 #include "utilsim/analysis/inspect.h"
@@ -32,6 +33,7 @@
 #include "utilsim/results/csv_export.h"
 #include "utilsim/results/result_store.h"
 #include "utilsim/traces/canonical.h"
+#include "utilsim/traces/text_writer.h"
 
 namespace utilsim::cli {
 namespace {
@@ -223,19 +225,68 @@ Status ConvertCommand(Options& o, const std::string& cluster_out) {
 }
 
 // utilsim fgd-experiment: progress counts placed pods.
-Status FgdCommand(Options& o, FgdExperimentOptions opt, ProgressMode mode) {
+struct FgdCliOptions {
+  std::string arrivals = "simulator", node_order = "random", csv;
+  std::vector<std::string> compare;
+};
+
+Status FgdCommand(Options& o, FgdExperimentOptions opt, const FgdCliOptions& cli,
+                  ProgressMode mode) {
+  if (cli.arrivals == "sample")
+    opt.arrivals = FgdArrivals::kSample;
+  else if (cli.arrivals != "simulator")
+    return Status::Error("--arrivals: expected simulator or sample, got '" + cli.arrivals + "'");
+  if (cli.node_order == "index")
+    opt.node_order = FgdNodeOrder::kIndex;
+  else if (cli.node_order != "random")
+    return Status::Error("--node-order: expected random or index, got '" + cli.node_order + "'");
+  // The paper's cluster: the GPU nodes only (the authors' input script copies
+  // openb_node_list_gpu_node.csv into every experiment).
+  std::string cluster_note;
+  if (o.input.reader.node_list.empty() && o.input.cluster.empty() &&
+      o.input.trace.find(',') == std::string::npos && o.input.trace.rfind("builtin", 0) != 0) {
+    const std::string gpu =
+        (std::filesystem::path(o.input.trace).parent_path() / "openb_node_list_gpu_node.csv")
+            .string();
+    if (std::filesystem::exists(gpu)) {
+      o.input.reader.node_list = gpu;
+      cluster_note = "cluster: the FGD paper's, the GPU nodes of " + gpu +
+                     " (--node-list openb_node_list_all_node.csv adds the CPU-only nodes)";
+    }
+  }
+  if (Status s = CheckWritable(o, cli.csv, "--csv"); !s.ok()) return s;
   o.input.require_cluster = true;
   auto in = LoadInputs(o.input);
   if (!in.ok()) return in.status();
+  std::vector<FgdPublished> published;
+  const std::string workload = std::filesystem::path(in.value().workload.source).stem().string();
+  for (const std::string& f : cli.compare) {
+    auto pub = ReadFgdPublished(f, workload);
+    if (!pub.ok()) return Status::Error("--compare-with: " + pub.status().message());
+    published.push_back(std::move(pub).value());
+  }
   auto bar = ProgressBar::ForStderr("fgd-experiment", mode);
   opt.progress = bar ? bar->board() : nullptr;
   auto curves = RunFgdExperiment(in.value().workload, in.value().cluster, opt);
   bar.reset();
   if (!curves.ok()) return curves.status();
   std::cout << "utilsim fgd-experiment: " << in.value().workload.source << " on "
-            << in.value().cluster.total_gpus() << " GPUs, " << opt.seeds
-            << " seeds, arrival-only (no departures)\n\n"
-            << FormatFgdTable(curves.value(), {1.0, opt.max_arrived});
+            << in.value().cluster.total_gpus() << " GPUs, " << opt.seeds << " seeds ("
+            << opt.first_seed << ".." << opt.first_seed + static_cast<uint64_t>(opt.seeds) - 1
+            << "), arrival-only (no departures), arrivals " << cli.arrivals << ", node order "
+            << cli.node_order << "\n";
+  if (!cluster_note.empty()) std::cout << cluster_note << "\n";
+  std::cout << "\n" << FormatFgdTable(curves.value(), {1.0, opt.max_arrived});
+  for (const FgdPublished& pub : published) {
+    auto cmp = CompareFgd(curves.value(), pub);
+    if (!cmp.ok()) return Status::Error("--compare-with: " + cmp.status().message());
+    std::cout << "\n" << FormatFgdComparison(cmp.value(), pub.path);
+  }
+  if (!cli.csv.empty()) {
+    if (Status s = traces::WriteFileAtomically(cli.csv, FgdCurvesCsv(curves.value())); !s.ok())
+      return s;
+    std::cout << "\nwrote the curves (policy, seed, 1 % steps) to " << cli.csv << "\n";
+  }
   return Status::Ok();
 }
 
@@ -346,17 +397,31 @@ int RunMain(int argc, char** argv) {
 
   CLI::App* fgd = app.add_subcommand(
       "fgd-experiment",
-      "The FGD paper's packing experiment (arrival-only): pods drawn from the trace arrive and "
-      "are placed with no departures until their GPU request reaches --max-arrived x capacity; "
-      "reports GPU allocation ratio and fragmentation per placement policy, over seeds");
+      "The FGD paper's packing experiment (arrival-only), as the FGD authors' simulator runs "
+      "it: the trace's pods arrive in a seeded order (topped up or cut to --max-arrived x the "
+      "GPU capacity) and are placed with no departures; reports GPU allocation and "
+      "fragmentation per placement policy, over seeds, in 1 % steps of arrived demand, and "
+      "compares them with the simulator's published curves (--compare-with). openb traces run "
+      "on the paper's cluster, the GPU nodes (docs/packing.md, docs/validation.md)");
   AddInputOptions(fgd, o);
   AddClusterOptions(fgd, o);
   FgdExperimentOptions fgd_opt;
-  std::vector<std::string> fgd_policies = {"random,tetris,gpu-clustering,gpu-packing,best-fit,fgd"};
-  AddPolicyListOption(fgd, fgd_policies, "Placement policies, comma-separated")
+  fgd_opt.seeds = 10;
+  FgdCliOptions fgd_cli;
+  std::vector<std::string> fgd_policies = {
+      "fgdsim-random,fgdsim-dotprod,fgdsim-gpu-clustering,fgdsim-gpu-packing,fgdsim-best-fit,"
+      "fgdsim-fgd"};
+  AddPolicyListOption(fgd, fgd_policies,
+                      "Placement policies, comma-separated (default: the FGD simulator's six, "
+                      "fgdsim-*; utilsim's own: random,tetris,gpu-clustering,gpu-packing,"
+                      "best-fit,fgd)")
       ->capture_default_str();
-  fgd->add_option("--seeds", fgd_opt.seeds, "Runs per policy (seeds 1..N)")
+  fgd->add_option("--seeds", fgd_opt.seeds, "Runs per policy")
       ->transform(checks::Integer(1, 100'000))
+      ->capture_default_str()
+      ->group(kRunGroup);
+  fgd->add_option("--first-seed", fgd_opt.first_seed,
+                  "Seeds --first-seed .. --first-seed + --seeds - 1 (the paper: 42..51)")
       ->capture_default_str()
       ->group(kRunGroup);
   fgd->add_option("--max-arrived", fgd_opt.max_arrived,
@@ -364,6 +429,33 @@ int RunMain(int argc, char** argv) {
       ->check(checks::Within(0.05, 100, "a share of capacity"))
       ->capture_default_str()
       ->group(kRunGroup);
+  fgd->add_option("--arrivals", fgd_cli.arrivals,
+                  "simulator: every pod once in a seeded order, then random pods added (or "
+                  "removed) to reach --max-arrived, as the FGD simulator; sample: uniform draws "
+                  "with replacement")
+      ->capture_default_str()
+      ->group(kRunGroup);
+  fgd->add_option("--node-order", fgd_cli.node_order,
+                  "Ties of the fgdsim-* policies: random (a node permutation per seed, as the "
+                  "FGD simulator) or index (the cluster's node order)")
+      ->capture_default_str()
+      ->group(kRunGroup);
+  fgd->add_option("--popularity", fgd_opt.popularity_pct,
+                  "Typical task classes of the fragmentation measure and fgdsim-fgd: the most "
+                  "popular classes covering this percentage of the pods (the paper: 95)")
+      ->transform(checks::Integer(1, 100))
+      ->capture_default_str()
+      ->group(kRunGroup);
+  fgd->add_option("--csv", fgd_cli.csv,
+                  "Write the curves (allocation, fragmentation, fragmentation ratio, failed "
+                  "request; per policy and seed, 1 % steps of arrived demand) as CSV; atomic")
+      ->group(kOutputGroup);
+  fgd->add_option("--compare-with", fgd_cli.compare,
+                  "The FGD simulator's analysis_{allo,frag,frag_ratio}_discrete.csv: print the "
+                  "differences per policy at 100 % and 130 %, the curve MAE and the rank "
+                  "agreement (comma-separated files)")
+      ->delimiter(',')
+      ->group(kOutputGroup);
   AddGuardOptions(fgd, o, /*progress_only=*/true);
 
   CLI::App* conv = app.add_subcommand(
@@ -527,7 +619,7 @@ int RunMain(int argc, char** argv) {
     st = ValidateCommand(o.input, spec.value(), val_policy, nodes_list, o.out,
                          {progress, ResolveMemoryLimit(o.max_memory)});
   } else if (*fgd) {
-    st = FgdCommand(o, fgd_opt, progress);
+    st = FgdCommand(o, fgd_opt, fgd_cli, progress);
   } else if (*conv) {
     st = ConvertCommand(o, cluster_out);
   } else if (*rep) {
