@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "report_page.h"
 #include "utilsim/analysis/fgd_compare.h"
+#include "utilsim/analysis/report.h"
 
 namespace utilsim {
 namespace {
@@ -182,6 +184,55 @@ TEST_F(FgdCompare, Errors) {
   auto b = ReadFgdPublished(bad, "w");
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find(":2: field '0'"), std::string::npos) << b.status().message();
+}
+
+// The --csv file reads back to the same curves; `utilsim report` of it and
+// fgd-experiment --report draw three charts whose rows are the points (and,
+// with a published file, the published points beside them).
+TEST_F(FgdCompare, CsvRoundTripAndReportData) {
+  auto r = RunFgdExperiment(Pods(2), TwoGpus(), Opt({"fgdsim-best-fit", "fgdsim-fgd"}));
+  ASSERT_TRUE(r.ok());
+  const std::string csv = (dir_ / "curves.csv").string();
+  {
+    std::ofstream f(csv);
+    f << FgdCurvesCsv(r.value());
+  }
+  auto back = ReadFgdCurvesCsv(csv);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back.value().size(), 2u);
+  EXPECT_EQ(back.value()[1].policy, "fgdsim-fgd");
+  ASSERT_EQ(back.value()[0].runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.value()[0].alloc_mean[100], 1.0);
+  EXPECT_DOUBLE_EQ(back.value()[0].alloc_mean[49], 0.5);
+  EXPECT_TRUE(std::isnan(back.value()[0].alloc_mean[52]));
+  if (!CheckReportBuilt().ok()) GTEST_SKIP() << "built without the HTML report";
+  const std::string path = Write("analysis_allo_discrete.csv", Row("w", "06-FGD", 42, 50, 100));
+  auto pub = ReadFgdPublished(path, "w");
+  ASSERT_TRUE(pub.ok());
+  const auto specs = testutil::ChartSpecs(BuildFgdReportHtml(back.value(), {pub.value()}, "test"));
+  ASSERT_EQ(specs.size(), 3u);
+  // 2 policies x 6 points, + the 2 published points of 06-FGD.
+  EXPECT_EQ(specs.at("fgd-alloc")["datasets"]["main"].size(), 14u);
+  EXPECT_EQ(specs.at("fgd-frag")["datasets"]["main"].size(), 12u);
+}
+
+TEST_F(FgdCompare, CurvesCsvErrors) {
+  const std::string bad = (dir_ / "bad.csv").string();
+  {
+    std::ofstream f(bad);
+    f << "policy,seed,arrived_pct,alloc_pct,frag_pct,frag_ratio_pct,failed_pct\n"
+      << "a,42,x,1,1,1,1\n";
+  }
+  auto r = ReadFgdCurvesCsv(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(":2: field 'arrived_pct'"), std::string::npos)
+      << r.status().message();
+  const std::string other = (dir_ / "other.csv").string();
+  {
+    std::ofstream f(other);
+    f << "a,b\n1,2\n";
+  }
+  EXPECT_FALSE(ReadFgdCurvesCsv(other).ok());
 }
 
 }  // namespace

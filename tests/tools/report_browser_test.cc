@@ -266,5 +266,30 @@ TEST(ReportBrowser, SweepChartsRender) {
   }
 }
 
+// fgd-experiment --report, and `utilsim report` of its --csv: three charts,
+// each drawn with data and no console error.
+TEST(ReportBrowser, FgdCurvesRender) {
+  REQUIRE_CHROMIUM();
+  const std::string dir = testutil::TempDir();
+  const std::string csv = dir + "/curves.csv", html = dir + "/fgd.html", again = dir + "/csv.html";
+  std::string log;
+  ASSERT_EQ(testutil::RunCli("fgd-experiment --trace builtin:demo --jobs 300 --seeds 2 --csv " +
+                                 csv + " --report " + html,
+                             &log),
+            0)
+      << log;
+  ASSERT_EQ(testutil::RunCli("report " + csv + " -o " + again, &log), 0) << log;
+  for (const std::string& page : {html, again}) {
+    const std::vector<std::string> ids = ChartIds(testutil::ReadFile(page));
+    EXPECT_EQ(ids, (std::vector<std::string>{"fgd-alloc", "fgd-frag", "fgd-frag-ratio"}));
+    std::string dom;
+    ASSERT_EQ(OpenInChromium(page, "--dump-dom", &dom, &log), 0) << log;
+    const auto problems = Problems(dom, ids);
+    EXPECT_TRUE(problems.empty()) << page << ": report problems:\n"
+                                  << Join(problems) << "chromium:\n"
+                                  << log;
+  }
+}
+
 }  // namespace
 }  // namespace utilsim

@@ -226,7 +226,7 @@ Status ConvertCommand(Options& o, const std::string& cluster_out) {
 
 // utilsim fgd-experiment: progress counts placed pods.
 struct FgdCliOptions {
-  std::string arrivals = "simulator", node_order = "random", csv;
+  std::string arrivals = "simulator", node_order = "random", csv, report;
   std::vector<std::string> compare;
 };
 
@@ -255,6 +255,12 @@ Status FgdCommand(Options& o, FgdExperimentOptions opt, const FgdCliOptions& cli
     }
   }
   if (Status s = CheckWritable(o, cli.csv, "--csv"); !s.ok()) return s;
+  if (Status s = CheckWritable(o, cli.report, "--report", false, "the HTML report"); !s.ok())
+    return s;
+  if (Status s = CheckDistinctOutputs({{"--csv", cli.csv}, {"--report", cli.report}}); !s.ok())
+    return s;
+  if (!cli.report.empty())
+    if (Status s = CheckReportBuilt(); !s.ok()) return Status::Error("--report: " + s.message());
   o.input.require_cluster = true;
   auto in = LoadInputs(o.input);
   if (!in.ok()) return in.status();
@@ -286,6 +292,17 @@ Status FgdCommand(Options& o, FgdExperimentOptions opt, const FgdCliOptions& cli
     if (Status s = traces::WriteFileAtomically(cli.csv, FgdCurvesCsv(curves.value())); !s.ok())
       return s;
     std::cout << "\nwrote the curves (policy, seed, 1 % steps) to " << cli.csv << "\n";
+  }
+  if (!cli.report.empty()) {
+    const std::string sub = in.value().workload.source + " on " +
+                            std::to_string(in.value().cluster.total_gpus()) + " GPUs, " +
+                            std::to_string(opt.seeds) + " seeds, arrivals " + cli.arrivals +
+                            ", node order " + cli.node_order;
+    if (Status s = WriteFgdReport(curves.value(), published, sub, cli.report,
+                                  Guard(o, "--report", false, "the HTML report"));
+        !s.ok())
+      return s;
+    std::cout << "wrote the report to " << cli.report << "\n";
   }
   return Status::Ok();
 }
@@ -449,6 +466,10 @@ int RunMain(int argc, char** argv) {
   fgd->add_option("--csv", fgd_cli.csv,
                   "Write the curves (allocation, fragmentation, fragmentation ratio, failed "
                   "request; per policy and seed, 1 % steps of arrived demand) as CSV; atomic")
+      ->group(kOutputGroup);
+  fgd->add_option("--report", fgd_cli.report,
+                  "Write an HTML page of the curves (with the --compare-with curves dashed); "
+                  "atomic. `utilsim report` draws a --csv file the same way")
       ->group(kOutputGroup);
   fgd->add_option("--compare-with", fgd_cli.compare,
                   "The FGD simulator's analysis_{allo,frag,frag_ratio}_discrete.csv: print the "

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "report_sweep.h"
@@ -36,17 +37,17 @@ Status CheckReportBuilt() {
 
 namespace {
 
-// WriteReport, with the Sweep section when `sweep` is not null.
-Status Write(const std::vector<RunResult>& runs, const report::SweepData* sweep,
-             const std::string& path, const ReportOptions& opt, const OutputGuard& guard) {
+// Writes the page `build` makes, after the output checks.
+Status WritePage(const std::function<std::string()>& build, bool empty, const std::string& path,
+                 const OutputGuard& guard) {
   OutputGuard g = guard;
   if (g.format.empty()) g.format = "the HTML report";
   if (Status s = CheckOutput(path, g); !s.ok()) return s;
   const std::string name = (g.option.empty() ? "" : g.option + ": ") + path;
-  if (runs.empty()) return Status::Error(name + ": no runs to report");
+  if (empty) return Status::Error(name + ": no runs to report");
   if (Status s = CheckReportBuilt(); !s.ok())
     return Status::Error((g.option.empty() ? "" : g.option + ": ") + s.message());
-  const std::string html = report::BuildPage(runs, opt, sweep);
+  const std::string html = build();
   if (path == "-") {
     std::cout.write(html.data(), static_cast<std::streamsize>(html.size()));
     std::cout.flush();
@@ -61,7 +62,29 @@ Status Write(const std::vector<RunResult>& runs, const report::SweepData* sweep,
   return out.Commit();
 }
 
+// WriteReport, with the Sweep section when `sweep` is not null.
+Status Write(const std::vector<RunResult>& runs, const report::SweepData* sweep,
+             const std::string& path, const ReportOptions& opt, const OutputGuard& guard) {
+  return WritePage([&] { return report::BuildPage(runs, opt, sweep); }, runs.empty(), path, guard);
+}
+
+// The first line of `path` (without its end), "" when unreadable.
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::getline(in, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
 }  // namespace
+
+Status WriteFgdReport(const std::vector<FgdCurve>& curves,
+                      const std::vector<FgdPublished>& published, const std::string& subtitle,
+                      const std::string& path, const OutputGuard& guard) {
+  return WritePage([&] { return BuildFgdReportHtml(curves, published, subtitle); }, curves.empty(),
+                   path, guard);
+}
 
 Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
                    const ReportOptions& opt, const OutputGuard& guard) {
@@ -75,6 +98,11 @@ Status ReportFromDatabase(const std::string& db, const std::string& html, const 
   if (Status s = CheckOutput(html, g); !s.ok()) return s;
   if (Status s = CheckReportBuilt(); !s.ok()) return s;
   std::error_code ec;
+  if (std::filesystem::is_regular_file(db, ec) && IsFgdCurvesHeader(FirstLine(db))) {
+    auto curves = ReadFgdCurvesCsv(db);
+    if (!curves.ok()) return curves.status();
+    return WriteFgdReport(curves.value(), {}, "curves of " + db, html, g);
+  }
   if (std::filesystem::is_regular_file(db, ec) && !LooksLikeSqlite(db))
     return Status::Error(db +
                          ": not a SQLite file (utilsim report reads the results database "

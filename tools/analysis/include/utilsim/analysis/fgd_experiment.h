@@ -84,6 +84,9 @@ struct FgdCurve {
   std::vector<FgdSeedCurve> runs;                        // per seed, in seed order
 };
 
+// Fills c's means (arrived, alloc_*, frag_*, failed_mean) from c.runs.
+void FgdFillMeans(FgdCurve& c);
+
 // Every policy sees the same pod sequence for a seed. Errors: no pods, no
 // GPUs, bad options, an unknown policy, a policy that over-commits.
 Result<std::vector<FgdCurve>> RunFgdExperiment(const Workload& w, const ClusterSpec& cluster,
@@ -97,5 +100,11 @@ std::string FormatFgdTable(const std::vector<FgdCurve>& curves, const std::vecto
 // policy,seed,arrived_pct,alloc_pct,frag_pct,frag_ratio_pct,failed_pct
 // (missing points left out; numbers with 4 decimals).
 std::string FgdCurvesCsv(const std::vector<FgdCurve>& curves);
+
+// True when `header` is FgdCurvesCsv's first line (without its newline).
+bool IsFgdCurvesHeader(const std::string& header);
+// Reads a file written by FgdCurvesCsv back into curves (policies and seeds
+// in file order, means filled). Errors name file:line and field.
+Result<std::vector<FgdCurve>> ReadFgdCurvesCsv(const std::string& path);
 
 }  // namespace utilsim

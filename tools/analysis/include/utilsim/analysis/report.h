@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "utilsim/analysis/fgd_compare.h"
+#include "utilsim/analysis/fgd_experiment.h"
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/io/output_path.h"
@@ -79,5 +81,20 @@ Status WriteReport(const std::vector<RunResult>& runs, const std::string& path,
 // cannot read the sweep tables: <SQLite's message>".
 Status ReportFromDatabase(const std::string& db, const std::string& html,
                           const ReportOptions& opt = {}, const OutputGuard& guard = {});
+
+// The FGD experiment's page (fgd-experiment --report; `utilsim report` of a
+// file written by fgd-experiment --csv): a table at 100 % / 130 % arrived and
+// three charts against arrived demand (allocation, fragmentation,
+// fragmentation ratio), one line per policy (mean over seeds) and, dashed,
+// the matching published curve of `published` (fgd_compare.h). "" in a build
+// without the report. Deterministic.
+std::string BuildFgdReportHtml(const std::vector<FgdCurve>& curves,
+                               const std::vector<FgdPublished>& published,
+                               const std::string& subtitle);
+// Writes BuildFgdReportHtml atomically to `path` (or standard output for "-"
+// with guard.allow_stdout), with WriteReport's checks and errors.
+Status WriteFgdReport(const std::vector<FgdCurve>& curves,
+                      const std::vector<FgdPublished>& published, const std::string& subtitle,
+                      const std::string& path, const OutputGuard& guard = {});
 
 }  // namespace utilsim
