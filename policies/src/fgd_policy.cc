@@ -32,28 +32,13 @@ class Fgd final : public PlacementPolicy {
 
   std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
     EnsureMeter(c);
-    // PlaceTasks' contract (reserve each task so the next sees it, release
-    // all, all or nothing), keeping FGD's own GPU choice.
-    Placement p;
-    p.reserve(static_cast<size_t>(job.tasks));
-    bool ok = true;
-    for (int32_t t = 0; t < job.tasks; ++t) {
-      const Choice ch = Choose(job.task, mask, c);
-      if (ch.node < 0) {
-        ok = false;
-        break;
-      }
-      const TaskPlacement tp{static_cast<NodeIndex>(ch.node), ch.gpus};
-      if (job.tasks > 1 && !c.Allocate(tp, job.task).ok()) {
-        ok = false;
-        break;
-      }
-      p.push_back(tp);
-    }
-    if (job.tasks > 1)
-      for (auto it = p.rbegin(); it != p.rend(); ++it) c.Release(*it, job.task);
-    if (!ok) return std::nullopt;
-    return p;
+    return PlaceTasksWithGpus(job, mask, c,
+                              [&](const TaskDemand& d, ModelMask m,
+                                  const ClusterState& s) -> std::optional<TaskPlacement> {
+                                const Choice ch = Choose(d, m, s);
+                                if (ch.node < 0) return std::nullopt;
+                                return TaskPlacement{static_cast<NodeIndex>(ch.node), ch.gpus};
+                              });
   }
 
  private:

@@ -88,29 +88,17 @@ class FgdSim final : public PlacementPolicy {
 
   std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
     if (kinds_.size() != c.num_nodes()) kinds_.assign(c.num_nodes(), {});
-    // PlaceTasks' contract (each task reserved so the next sees it, all
-    // released, all or nothing), keeping the GPU choice.
-    Placement p;
-    p.reserve(static_cast<size_t>(job.tasks));
-    bool ok = true;
-    for (int32_t t = 0; t < job.tasks; ++t) {
-      const TaskPlacement tp = Choose(job.task, mask, c, &ok);
-      if (!ok) break;
-      if (job.tasks > 1 && !c.Allocate(tp, job.task).ok()) {
-        ok = false;
-        break;
-      }
-      p.push_back(tp);
-    }
-    if (job.tasks > 1)
-      for (auto it = p.rbegin(); it != p.rend(); ++it) c.Release(*it, job.task);
-    if (!ok) return std::nullopt;
+    auto p = PlaceTasksWithGpus(job, mask, c,
+                                [this](const TaskDemand& d, ModelMask m, const ClusterState& s) {
+                                  return Choose(d, m, s);
+                                });
+    if (!p) return std::nullopt;
     // The clustering ledger assumes the placement is started (as the
     // composed scheduler and the FGD experiment do); a simulation rebuilds it
     // from the running jobs at every pass.
     const int kind = KindOf(job.task);
     if (opt_.score == FgdSimScore::kGpuClustering && kind >= 0)
-      for (const TaskPlacement& t : p) ++kinds_[t.node][kind];
+      for (const TaskPlacement& t : *p) ++kinds_[t.node][kind];
     return p;
   }
 
@@ -119,9 +107,9 @@ class FgdSim final : public PlacementPolicy {
     return opt_.tie_rank.size() == rank_nodes_ ? opt_.tie_rank[n] : static_cast<uint32_t>(n);
   }
 
-  TaskPlacement Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c, bool* ok) {
+  std::optional<TaskPlacement> Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) {
     rank_nodes_ = c.num_nodes();
-    if (opt_.score == FgdSimScore::kRandom) return ChooseRandom(d, mask, c, ok);
+    if (opt_.score == FgdSimScore::kRandom) return ChooseRandom(d, mask, c);
     if (opt_.score == FgdSimScore::kFgd) EnsureMeter(c);
     int64_t best = -1, best_score = 0;
     uint64_t best_gpus = 0;
@@ -135,31 +123,26 @@ class FgdSim final : public PlacementPolicy {
         best_gpus = gpus;
       }
     }
-    if (best < 0) {
-      *ok = false;
-      return {};
-    }
+    if (best < 0) return std::nullopt;
     const NodeIndex n = static_cast<NodeIndex>(best);
     if (opt_.score != FgdSimScore::kFgd || !d.fractional()) best_gpus = BestFitGpus(c, n, d);
-    return {n, best_gpus};
+    return TaskPlacement{n, best_gpus};
   }
 
-  TaskPlacement ChooseRandom(const TaskDemand& d, ModelMask mask, const ClusterState& c, bool* ok) {
+  std::optional<TaskPlacement> ChooseRandom(const TaskDemand& d, ModelMask mask,
+                                            const ClusterState& c) {
     cand_.clear();
     for (NodeIndex n = 0; n < c.num_nodes(); ++n)
       if (c.CanHost(n, d, mask)) cand_.push_back(n);
-    if (cand_.empty()) {
-      *ok = false;
-      return {};
-    }
+    if (cand_.empty()) return std::nullopt;
     const NodeIndex n =
         cand_[static_cast<size_t>(rng_.UniformInt(0, static_cast<int64_t>(cand_.size()) - 1))];
-    if (!d.fractional()) return {n, LowestWholeGpus(c, n, d)};
+    if (!d.fractional()) return TaskPlacement{n, LowestWholeGpus(c, n, d)};
     // allocateGpuIdBasedOnRandomFit: reservoir sampling over the fitting GPUs.
     int chosen = -1, count = 0;
     for (int i = 0; i < c.node(n).gpus; ++i)
       if (c.GpuFits(n, i, d) && rng_.UniformInt(0, count++) == 0) chosen = i;
-    return {n, chosen < 0 ? 0 : uint64_t{1} << chosen};
+    return TaskPlacement{n, chosen < 0 ? 0 : uint64_t{1} << chosen};
   }
 
   int64_t Score(const TaskDemand& d, const ClusterState& c, NodeIndex n, uint64_t* gpus) {
@@ -201,7 +184,7 @@ class FgdSim final : public PlacementPolicy {
     if (d.gpus == 0) return 0;
     const int g = c.node(n).gpus;
     int whole = 0;
-    int32_t free[64];
+    int32_t free[64] = {};
     int order[64];
     for (int i = 0; i < g; ++i) {
       free[i] = c.gpu_free_milli(n, i);
@@ -228,7 +211,7 @@ class FgdSim final : public PlacementPolicy {
   int64_t FgdScore(const TaskDemand& d, const ClusterState& c, NodeIndex n, uint64_t* gpus) {
     const NodeInfo& info = c.node(n);
     const int g = info.gpus;
-    int32_t free[64];
+    int32_t free[64] = {};
     for (int i = 0; i < g; ++i) free[i] = c.gpu_free_milli(n, i);
     const int64_t cpu = c.free_cpu(n);
     const double before = Frag(info, free, g, cpu);
@@ -240,7 +223,7 @@ class FgdSim final : public PlacementPolicy {
       int64_t best = 0;
       int best_gpu = -1;
       for (int i = 0; i < g; ++i) {
-        if (free[i] < d.gpu_milli) continue;
+        if (!c.GpuFits(n, i, d)) continue;  // the share, and GPU memory where known
         free[i] -= d.gpu_milli;
         const int64_t s = score(Frag(info, free, g, cpu - d.cpu_milli));
         free[i] += d.gpu_milli;

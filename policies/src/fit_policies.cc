@@ -5,34 +5,39 @@
 
 namespace utilsim {
 
-std::optional<Placement> PlaceTasks(const Job& job, ModelMask mask, ClusterState& c,
-                                    const NodeChooser& choose) {
+std::optional<Placement> PlaceTasksWithGpus(const Job& job, ModelMask mask, ClusterState& c,
+                                            const TaskChooser& choose) {
   if (job.tasks == 1) {  // nothing to reserve for: no later task to see it
-    const int64_t n = choose(job.task, mask, c);
-    if (n < 0) return std::nullopt;
-    const NodeIndex node = static_cast<NodeIndex>(n);
-    return Placement{TaskPlacement{node, c.PickGpus(node, job.task)}};
+    auto tp = choose(job.task, mask, c);
+    if (!tp) return std::nullopt;
+    return Placement{*tp};
   }
   Placement p;
   p.reserve(static_cast<size_t>(job.tasks));
   bool ok = true;
   for (int32_t t = 0; t < job.tasks; ++t) {
-    const int64_t n = choose(job.task, mask, c);
-    if (n < 0) {
+    auto tp = choose(job.task, mask, c);
+    if (!tp || !c.Allocate(*tp, job.task).ok()) {
       ok = false;
       break;
     }
-    const NodeIndex node = static_cast<NodeIndex>(n);
-    TaskPlacement tp{node, c.PickGpus(node, job.task)};
-    if (!c.Allocate(tp, job.task).ok()) {
-      ok = false;
-      break;
-    }
-    p.push_back(tp);
+    p.push_back(*tp);
   }
   for (auto it = p.rbegin(); it != p.rend(); ++it) c.Release(*it, job.task);
   if (!ok) return std::nullopt;
   return p;
+}
+
+std::optional<Placement> PlaceTasks(const Job& job, ModelMask mask, ClusterState& c,
+                                    const NodeChooser& choose) {
+  return PlaceTasksWithGpus(
+      job, mask, c,
+      [&](const TaskDemand& d, ModelMask m, const ClusterState& s) -> std::optional<TaskPlacement> {
+        const int64_t n = choose(d, m, s);
+        if (n < 0) return std::nullopt;
+        const NodeIndex node = static_cast<NodeIndex>(n);
+        return TaskPlacement{node, s.PickGpus(node, d)};
+      });
 }
 
 namespace {

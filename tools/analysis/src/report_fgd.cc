@@ -2,10 +2,8 @@
 // against arrived demand, with the published ones dashed beside them.
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <span>
 #include <sstream>
 
-#include "report_assets.h"
 #include "report_charts.h"
 #include "report_data.h"
 #include "report_page.h"
@@ -16,14 +14,6 @@ namespace utilsim {
 namespace {
 
 using nlohmann::json;
-
-std::span<const report::JsLibrary> Libraries() {
-#ifdef UTILSIM_REPORT_MISSING
-  return {};
-#else
-  return report::ChartLibraries();
-#endif
-}
 
 double Round(double x, int digits) {
   const double f = std::pow(10.0, digits);
@@ -118,15 +108,9 @@ std::string BuildFgdReportHtml(const std::vector<FgdCurve>& curves,
       MetricChart("fgd-frag-ratio", "Fragmentation ratio", "fragmented share of idle GPU (%)",
                   FgdMetric::kFragRatio, curves, published)};
   std::ostringstream os;
-  os << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-     << "<title>utilsim fgd-experiment</title>\n<style>" << report::kPageStyle << "</style>\n"
-     << "<script>" << report::kErrorHookJs << "</script>\n";
-  for (const auto& lib : Libraries())
-    os << "<script>/* " << lib.name << " " << lib.version << " */\n"
-       << report::ScriptSafeJs(lib.code) << "\n</script>\n";
-  os << "</head>\n<body>\n<h1>utilsim fgd-experiment</h1>\n<p class=\"sub\">"
-     << report::HtmlEscape(subtitle) << "</p>\n"
+  report::PageHead(os, "utilsim fgd-experiment", "");
+  os << "<h1>utilsim fgd-experiment</h1>\n<p class=\"sub\">" << report::HtmlEscape(subtitle)
+     << "</p>\n"
      << "<p class=\"explain\">The FGD paper's arrival-only packing experiment (docs/packing.md): "
         "each line is one policy's mean over its seeds, point k the mean over the pods whose "
         "arrived GPU request rounds to k % of the capacity. Dashed: the FGD authors' simulator's "

@@ -262,18 +262,11 @@ std::string report::BuildPage(const std::vector<RunResult>& runs, const ReportOp
   const int64_t capacity = runs.empty() ? 0 : runs[0].summary.capacity_gpus;
 
   std::ostringstream os;
-  os << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-     << "<meta name=\"generator\" content=\"utilsim " << HtmlEscape(first.utilsim_version)
-     << "\">\n<title>utilsim report: " << HtmlEscape(first.workload_source) << "</title>\n"
-     << "<style>" << report::kPageStyle << "</style>\n"
-     << "<script>" << report::kErrorHookJs << "</script>\n";
-  for (const auto& lib : Libraries())
-    os << "<script>/* " << lib.name << " " << lib.version << " */\n"
-       << report::ScriptSafeJs(lib.code) << "\n</script>\n";
-  os << "</head>\n<body>\n<h1>utilsim report</h1>\n<p class=\"sub\">Workload "
-     << HtmlEscape(first.workload_source) << " on cluster " << HtmlEscape(first.cluster_name)
-     << " (" << Count(capacity) << " GPUs); " << runs.size();
+  report::PageHead(os, "utilsim report: " + first.workload_source,
+                   "utilsim " + first.utilsim_version);
+  os << "<h1>utilsim report</h1>\n<p class=\"sub\">Workload " << HtmlEscape(first.workload_source)
+     << " on cluster " << HtmlEscape(first.cluster_name) << " (" << Count(capacity) << " GPUs); "
+     << runs.size();
   if (sweep)
     os << (runs.size() == 1 ? " run" : " runs") << " of a sweep";
   else

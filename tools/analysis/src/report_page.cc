@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "report_assets.h"
+
 namespace utilsim::report {
 
 const std::string_view kPageStyle = R"css(
@@ -101,6 +103,22 @@ const std::string_view kBootstrapJs = R"js(
   }
 })();
 )js";
+
+void PageHead(std::ostream& os, const std::string& title, const std::string& generator) {
+  os << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  if (!generator.empty())
+    os << "<meta name=\"generator\" content=\"" << HtmlEscape(generator) << "\">\n";
+  os << "<title>" << HtmlEscape(title) << "</title>\n"
+     << "<style>" << kPageStyle << "</style>\n"
+     << "<script>" << kErrorHookJs << "</script>\n";
+#ifndef UTILSIM_REPORT_MISSING
+  for (const auto& lib : ChartLibraries())
+    os << "<script>/* " << lib.name << " " << lib.version << " */\n"
+       << ScriptSafeJs(lib.code) << "\n</script>\n";
+#endif
+  os << "</head>\n<body>\n";
+}
 
 std::string HtmlEscape(std::string_view s) {
   std::string out;

@@ -3,6 +3,7 @@
 // escaping for inlining text.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,10 @@ extern const std::string_view kErrorHookJs;
 // data-report-done="1" on <body>. The browser test reads those back
 // (docs/report.md).
 extern const std::string_view kBootstrapJs;
+
+// Writes the page's <head> (title, style, the error hook, the inlined
+// charting libraries: none in a build without the report) and opens <body>.
+void PageHead(std::ostream& os, const std::string& title, const std::string& generator);
 
 // Escapes & < > " ' for HTML text and attribute values.
 std::string HtmlEscape(std::string_view s);

@@ -56,8 +56,18 @@ using NodeChooser = std::function<int64_t(const TaskDemand&, ModelMask, const Cl
 // Places job.tasks tasks one at a time with `choose`, reserving each on `c`
 // so the next task sees it (the reserve step), then releases them all
 // (unreserve) and returns the placement; nullopt if any task finds no node.
+// The GPUs of each task: ClusterState::PickGpus.
 std::optional<Placement> PlaceTasks(const Job& job, ModelMask mask, ClusterState& c,
                                     const NodeChooser& choose);
+
+// Chooses the node and the GPUs of one task given the current state, or
+// nullopt.
+using TaskChooser =
+    std::function<std::optional<TaskPlacement>(const TaskDemand&, ModelMask, const ClusterState&)>;
+
+// PlaceTasks' contract for policies that choose the GPUs too.
+std::optional<Placement> PlaceTasksWithGpus(const Job& job, ModelMask mask, ClusterState& c,
+                                            const TaskChooser& choose);
 
 // Lowest-indexed node that fits (segment-tree search).
 std::unique_ptr<PlacementPolicy> MakeFirstFit();
