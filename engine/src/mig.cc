@@ -546,6 +546,16 @@ double MigDemandFromUtil(double util, const MigSpeedParams& params) {
   return std::clamp(util / params.util_at_saturation, 0.0, 1.0);
 }
 
+double MigDemand(const MigDemandInputs& in, const MigSpeedParams& params) {
+  if (in.kind != JobKind::kTraining && in.tokens_per_step > 0 && params.tokens_at_saturation > 0)
+    return std::min(1.0, in.tokens_per_step / params.tokens_at_saturation);
+  if (in.kind == JobKind::kTraining) {
+    if (std::isnan(in.util) || !(params.util_at_saturation_train > 0)) return 1.0;
+    return std::clamp(in.util / params.util_at_saturation_train, 0.0, 1.0);
+  }
+  return MigDemandFromUtil(in.util, params);
+}
+
 double MigSpeed(const Profile& profile, double demand, const MigSpeedParams& params) {
   if (std::isnan(demand) || demand > 1) demand = 1;
   if (demand <= 0) return 1.0;

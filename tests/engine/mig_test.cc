@@ -460,5 +460,28 @@ TEST(MigSpeedModel, CapacityAndSpeed) {
   EXPECT_NEAR(MigSpeed(a.profiles[0], MigDemandFromUtil(0.291, p), p), 0.44 / 0.291 / 7.41, 1e-12);
 }
 
+// MigDemand (docs/mig.md, "Demand by job kind"), defaults 3200 tokens and
+// 0.90 for training: 1600 tokens -> 0.5; training at 0.45 -> 0.5; the
+// token rule is not for training jobs; unknown kind -> the 0.44 fallback.
+TEST(MigSpeedModel, DemandByKindAndTokens) {
+  const MigSpeedParams p;
+  EXPECT_DOUBLE_EQ(MigDemand({0.9, JobKind::kInference, 1600}, p), 0.5);
+  EXPECT_DOUBLE_EQ(MigDemand({std::nan(""), JobKind::kUnknown, 6400}, p), 1.0);
+  EXPECT_DOUBLE_EQ(MigDemand({0.45, JobKind::kTraining, 1600}, p), 0.5);
+  EXPECT_DOUBLE_EQ(MigDemand({0.22, JobKind::kInference, 0}, p), 0.5);
+  EXPECT_DOUBLE_EQ(MigDemand({0.22, JobKind::kUnknown, 0}, p), 0.5);
+  EXPECT_DOUBLE_EQ(MigDemand({std::nan(""), JobKind::kTraining, 0}, p), 1.0);
+  EXPECT_DOUBLE_EQ(MigDemand({}, p), 1.0);
+  MigSpeedParams off = p;
+  off.tokens_at_saturation = 0;
+  EXPECT_DOUBLE_EQ(MigDemand({0.22, JobKind::kInference, 1600}, off), 0.5) << "no token rule";
+  // bert-base batch 1, sequence 64 (MIGProfiler infer_bsz): 64 tokens -> d =
+  // 0.02, full speed on 1g.5gb (measured: 89.53 / 90.11 samples/s = 0.994);
+  // utilization alone (GRACT 0.146 on 7g) gives d = 0.33 and a predicted 0.41.
+  const GpuModel& a = *FindGpuModel("A100-40GB");
+  EXPECT_DOUBLE_EQ(MigSpeed(a.profiles[0], MigDemand({0.146, JobKind::kInference, 64}, p), p), 1.0);
+  EXPECT_NEAR(MigSpeed(a.profiles[0], MigDemandFromUtil(0.146, p), p), 0.44 / 0.146 / 7.41, 1e-12);
+}
+
 }  // namespace
 }  // namespace utilsim::mig

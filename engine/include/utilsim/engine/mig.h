@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -216,11 +217,34 @@ class MigGpu {
 struct MigSpeedParams {
   double memory_weight = 0.41;       // w in [0, 1]
   double util_at_saturation = 0.44;  // > 0: full-GPU utilization at which d = 1
+  // MigDemand (below), for jobs whose kind or step size is known:
+  double util_at_saturation_train = 0.90;  // > 0: the same, for training jobs
+  double tokens_at_saturation = 3200;      // batch x sequence length at d = 1; <= 0: not used
+};
+
+// What a job is, where a trace says (MigDemand).
+enum class JobKind : uint8_t { kUnknown, kTraining, kInference };
+
+// What is known of a job on the full GPU.
+struct MigDemandInputs {
+  double util = std::numeric_limits<double>::quiet_NaN();  // busy fraction, 0..1; NaN unknown
+  JobKind kind = JobKind::kUnknown;
+  // Inference batch size x sequence length (tokens per step) for a
+  // transformer-style job; <= 0 unknown.
+  double tokens_per_step = 0;
 };
 // s above, in (0, 1]. memory_weight is clamped to [0, 1].
 double MigCapacity(const Profile& profile, double memory_weight);
 // d above from a full-GPU utilization (clamped to [0, 1]); NaN gives 1.
 double MigDemandFromUtil(double util, const MigSpeedParams& params);
+// d from what is known (docs/mig.md, "Demand by job kind"), first that applies:
+//  * an inference (or unknown-kind) job with tokens_per_step > 0 and
+//    tokens_at_saturation > 0: min(1, tokens_per_step / tokens_at_saturation)
+//    (a small step is latency-bound and hides a small GI);
+//  * a training job: min(1, util / util_at_saturation_train);
+//  * otherwise MigDemandFromUtil (util_at_saturation);
+// NaN util gives 1 in the last two.
+double MigDemand(const MigDemandInputs& in, const MigSpeedParams& params);
 // speed above, in (0, 1]. demand <= 0 gives 1; NaN or > 1 is treated as 1.
 double MigSpeed(const Profile& profile, double demand, const MigSpeedParams& params);
 

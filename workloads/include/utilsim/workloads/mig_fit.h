@@ -34,6 +34,10 @@ struct MigSample {
   std::string profile;   // "1g.5gb", "2g.10gb" or "3g.20gb"
   double ratio = 0;      // throughput on the profile / on 7g.40gb, > 0
   double util_full = 0;  // gract_mean of the 7g.40gb run, 0..1
+  // What MigDemand may use: the kind (finetune_*: training, infer_*:
+  // inference) and, for inference, batch_size x seq_length.
+  mig::JobKind kind = mig::JobKind::kUnknown;
+  double tokens_per_step = 0;
 };
 
 // Reads the per-slice result files under `dir` (the A100-40g folder):
@@ -67,6 +71,41 @@ struct MigFitReport {
   double cross_slice_mape = 0;
   size_t cross_slice_samples = 0;
 };
+
+// The kind-aware model (docs/mig.md, "Demand by job kind"): the ratio
+// predicted with MigDemand from the sample's kind, tokens and utilization.
+double PredictMigRatioByKind(const MigSample& sample, const mig::MigSpeedParams& params);
+double MigMapeByKind(const std::vector<MigSample>& samples, const mig::MigSpeedParams& params);
+// 100 x mean |c/7 - observed| / observed: the parameter-free compute-share
+// baseline.
+double MigBaselineMape(const std::vector<MigSample>& samples);
+
+// Fits the kind-aware model on `fit`, memory weight fixed at
+// prior.memory_weight: tokens_at_saturation on the samples with tokens
+// (log grid 256..65536, then refined), util_at_saturation_train on the
+// training samples and util_at_saturation on the inference samples without
+// tokens (grid 0.05..1.5 step 0.01, then 0.001), each minimizing its own
+// samples' MAPE (the three act on disjoint samples). A parameter with no
+// samples to fit is not identified: tokens_at_saturation becomes 0 (those
+// jobs fall back to utilization), util_at_saturation_train becomes 1 (d =
+// the utilization itself), and util_at_saturation takes the fitted training
+// value, else 1. Only prior.memory_weight is taken from `prior`.
+mig::MigSpeedParams FitMigDemand(const std::vector<MigSample>& fit,
+                                 const mig::MigSpeedParams& prior);
+
+// Leave-one-group-out validation of the kind-aware model: for each group of
+// a scheme, FitMigDemand on every other group, then MAPE on the group beside
+// the c/7 baseline's. Schemes: "experiment" (infer_bsz, infer_seq,
+// finetune_vit, finetune_moco), "kind" (training, inference; here also CV vs
+// NLP), "batch" (small <= 8, medium 16..64, large >= 128).
+struct MigGroupRow {
+  std::string scheme, group;
+  size_t samples = 0;
+  double baseline_mape = 0, model_mape = 0;
+  mig::MigSpeedParams params;  // fitted on the other groups
+};
+std::vector<MigGroupRow> MigLeaveGroupOut(const std::vector<MigSample>& samples,
+                                          const mig::MigSpeedParams& prior);
 
 // Fits on samples whose model is not in holdout_models. Fails when either
 // side has no samples.
