@@ -25,7 +25,7 @@ enum class Kind { kWhole, kFractional, kUtil };
 struct Need {
   Kind kind = Kind::kUtil;
   int64_t mem_bytes = 0;  // GPU memory: measured, else requested, else the assumed default
-  double demand = 1;      // MigDemandFromUtil of its utilization
+  double demand = 1;      // MigDemand of its utilization, kind and tokens per step
   int slices = 7;         // fractional: compute slices for its gpu_milli
 };
 
@@ -40,7 +40,8 @@ inline Need Classify(const Job& job, const RightSizeParams& params, RightSizeSta
   } else if (job.task.fractional()) {
     n.kind = Kind::kFractional;
     ++st->fractional;
-  } else if (!job.util_known) {
+  } else if (!job.util_known && !(job.kind != JobKind::kTraining && job.tokens_per_step > 0 &&
+                                  params.speed.tokens_at_saturation > 0)) {  // no demand to size by
     n.kind = Kind::kWhole;
     ++st->unknown_util;
   } else {
@@ -54,7 +55,7 @@ inline Need Classify(const Job& job, const RightSizeParams& params, RightSizeSta
   } else if (n.kind != Kind::kWhole) {
     ++st->mem_unknown;
   }
-  n.demand = mig::MigDemandFromUtil(job.util, params.speed);
+  n.demand = mig::MigDemand({job.util, job.kind, job.tokens_per_step}, params.speed);
   n.slices = std::clamp(
       static_cast<int>((int64_t{job.task.gpu_milli} * 7 + kMilliPerUnit - 1) / kMilliPerUnit), 1,
       7);

@@ -94,6 +94,29 @@ TEST(RightSizeMigDynamic, ChoosesProfilesByHand) {
   EXPECT_EQ(s.by_profile.at("7g.80gb"), 2);
 }
 
+// The demand by kind and tokens (mig.h MigDemand): an inference job of 160
+// tokens per step has d = 160 / 3200 = 0.05, so 1g.10gb runs it at full
+// speed (>= the 0.9 tolerance) although its utilization 0.3 alone would need
+// the 7g; with tokens but no measured utilization it is sized the same; a
+// training job at util 0.3 has d = 0.3 / 0.9: 1g 0.405, 1g.20gb 0.528,
+// 2g 0.810, 3g 1/(0.59 x 7/3 + 0.41 x 8/4) = 0.4552 / 0.3333 -> 1: 3g.
+TEST(RightSizeMigDynamic, DemandByKindAndTokens) {
+  Workload w;
+  w.jobs.push_back(GpuJob("infer", 0.3f));
+  w.jobs.back().kind = JobKind::kInference;
+  w.jobs.back().tokens_per_step = 160;
+  w.jobs.push_back(GpuJob("tokens-only", 1.0f));
+  w.jobs.back().util_known = false;
+  w.jobs.back().tokens_per_step = 160;
+  w.jobs.push_back(GpuJob("train", 0.3f));
+  w.jobs.back().kind = JobKind::kTraining;
+  auto r = RightSizeMigDynamic(Dynamic(), RightSizeParams{}, &w);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(w.jobs[0].task.mig_profile, k1g);
+  EXPECT_EQ(w.jobs[1].task.mig_profile, k1g);
+  EXPECT_EQ(w.jobs[2].task.mig_profile, k3g);
+}
+
 TEST(RightSizeMigDynamic, Errors) {
   Workload w;
   RightSizeParams p;

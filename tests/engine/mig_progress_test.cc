@@ -117,6 +117,25 @@ TEST_F(MigProgressTest, RatesOnInstancesByHand) {
   EXPECT_EQ(mp.InstanceSpeed(j, {}, *state_), 1.0);
 }
 
+// The job's kind and tokens per step (MigDemand): an inference job of 320
+// tokens per step has d = 320 / 3200 = 0.1, so the 1g (s = 0.134953) runs it
+// at full speed whatever its utilization; a training job at util 0.45 has
+// d = 0.45 / 0.90 = 0.5: 1g 0.134953 / 0.5 = 0.269906, where the unknown-kind
+// fallback (d = 1) gives 0.134953.
+TEST_F(MigProgressTest, DemandByKindAndTokens) {
+  const WholeGpuProgress inner(0.0);
+  const MigProgress mp(&inner, spec_);
+  const Placement on1g{{Node("h/1g.10gb"), 1}};
+  Job infer = OneGpu(0.9f);
+  infer.kind = JobKind::kInference;
+  infer.tokens_per_step = 320;
+  EXPECT_EQ(mp.InstanceSpeed(infer, on1g, *state_), 1.0);
+  Job train = OneGpu(0.45f);
+  EXPECT_NEAR(mp.InstanceSpeed(train, on1g, *state_), 0.134953, 1e-6);
+  train.kind = JobKind::kTraining;
+  EXPECT_NEAR(mp.InstanceSpeed(train, on1g, *state_), 0.269906, 1e-6);
+}
+
 TEST_F(MigProgressTest, IdentityWithoutInstances) {
   // On a cluster without MIG every rate is the inner one.
   ClusterSpec c;

@@ -312,7 +312,17 @@ TEST(Digest, StableAndSensitive) {
   // Golden values: the digest order is a format; a change here must be
   // deliberate (it changes the identity of every stored input).
   EXPECT_EQ(d, "5fe629fa972b4ae2");
-  EXPECT_EQ(dw, "dcfe869a6f21f52a");
+  EXPECT_EQ(dw, "5004acb37d39ccef");
+  // The MIG demand inputs count where set, and only there: without them the
+  // fixture's digest is the one it had before they existed.
+  w2 = w;
+  w2.jobs[0].tokens_per_step = 1024;
+  EXPECT_NE(DigestWorkload(w2), dw);
+  for (Job& j : w2.jobs) {
+    j.kind = JobKind::kUnknown;
+    j.tokens_per_step = 0;
+  }
+  EXPECT_EQ(DigestWorkload(w2), "dcfe869a6f21f52a");
 }
 
 }  // namespace

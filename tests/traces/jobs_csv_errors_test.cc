@@ -29,7 +29,8 @@ const BadCase kCases[] = {
      "1: unknown column 'gpu' (known: id, submit_s, runtime_s, tasks, gpus, gpu_milli, "
      "cpu_milli, mem_mib, gpu_mem_mib, gpu_models, tenant, priority, util, profile, "
      "recorded_start_s, walltime_s, host_cpu_milli, gpu_mem_used_mib, kill_at_limit, "
-     "stall_input_cpu, stall_input_storage, stall_comm, nic_gb_s, storage_gb_s)"},
+     "stall_input_cpu, stall_input_storage, stall_comm, nic_gb_s, storage_gb_s, job_kind, "
+     "tokens_per_step)"},
     {"missing required column", "# c\nid,submit_s\na,0\n",
      "2: missing required column 'runtime_s'"},
     {"duplicate column", "id,submit_s,runtime_s,id\na,0,1,a\n", "1: duplicate column 'id'"},
@@ -98,6 +99,12 @@ const BadCase kCases[] = {
      "2: field 'nic_gb_s': expected GB/s >= 0, got '-1'"},
     {"gpu mem used bad", "id,submit_s,runtime_s,gpu_mem_used_mib\na,0,5,x\n",
      "2: field 'gpu_mem_used_mib': expected MiB >= 0, got 'x'"},
+    {"job kind unknown", "id,submit_s,runtime_s,job_kind\na,0,5,training\n",
+     "2: field 'job_kind': expected train or infer, got 'training'"},
+    {"tokens zero", "id,submit_s,runtime_s,tokens_per_step\na,0,5,0\n",
+     "2: field 'tokens_per_step': expected a number > 0 (batch x sequence length), got '0'"},
+    {"tokens for training", "id,submit_s,runtime_s,job_kind,tokens_per_step\na,0,5,train,512\n",
+     "2: field 'tokens_per_step': expected empty for a training job (job_kind train), got '512'"},
     {"bad signal", "# signal: nvml\nid,submit_s,runtime_s\na,0,5\n",
      "1: signal: expected gpu_util|sm_active|gr_engine_active|synthetic, got 'nvml'"},
 };

@@ -165,6 +165,8 @@ void ExpectSameJobs(const Workload& a, const Workload& b) {
     EXPECT_EQ(x.util_known, y.util_known);
     EXPECT_EQ(x.host_cpu_used_milli, y.host_cpu_used_milli);
     EXPECT_EQ(x.gpu_mem_used_bytes, y.gpu_mem_used_bytes);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.tokens_per_step, y.tokens_per_step);
     ASSERT_EQ(x.series >= 0, y.series >= 0);
     if (x.series >= 0) {
       EXPECT_EQ(a.series[x.series].offset, b.series[y.series].offset);
@@ -204,6 +206,12 @@ Workload Tricky() {
     if (!j.util_known) j.util = 1.0f;
     j.host_cpu_used_milli = i % 2 ? 42 * i : -1;
     j.gpu_mem_used_bytes = i % 2 ? -1 : 5 * i + 1;
+    if (i == 2) j.kind = JobKind::kTraining;
+    if (i == 3) {
+      j.kind = JobKind::kInference;
+      j.tokens_per_step = 2048;
+    }
+    if (i == 4) j.tokens_per_step = 0.5f;  // kind unknown
     if (i == 2 || i == 3) {
       j.series = i == 2 ? 2 : 0;
       j.util = static_cast<float>(SeriesMean(w.series[j.series], j.runtime));
@@ -245,12 +253,13 @@ TEST(JobsCsv, FixtureRoundTripAndExactText) {
             "# signal: sm_active\nid,submit_s,runtime_s,tasks,gpus,gpu_milli,cpu_milli,mem_mib,"
             "gpu_mem_mib,gpu_models,tenant,priority,util,profile,recorded_start_s,walltime_s,"
             "host_cpu_milli,gpu_mem_used_mib,kill_at_limit,stall_input_cpu,stall_input_storage,"
-            "stall_comm,nic_gb_s,storage_gb_s");
+            "stall_comm,nic_gb_s,storage_gb_s,job_kind,tokens_per_step");
   EXPECT_NE(text.find("\ntrain-1,10.5,3600,2,8,1000,32000,65536,40960,A100-80GB|H100-80GB,vision,"
-                      "10,0.5,,12.25,7200,16000,30000.5,1,0.2,,0.1,10,1.5\n"),
+                      "10,0.5,,12.25,7200,16000,30000.5,1,0.2,,0.1,10,1.5,train,\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\n\"infer, small\",0,120.000001,"), std::string::npos);
+  EXPECT_NE(text.find(",infer,512\n"), std::string::npos) << text;
   EXPECT_NE(text.find(",jobs.profiles/0.csv,"), std::string::npos);
   EXPECT_EQ(ReadFile(dir + "/jobs.profiles/0.csv"), "offset_s,busy\n0,0.2\n30,0.8\n90,0.5\n");
 }

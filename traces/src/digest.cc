@@ -91,6 +91,13 @@ std::string DigestWorkload(const Workload& w) {
     }
     f.I64(j.host_cpu_used_milli);
     f.I64(j.gpu_mem_used_bytes);
+    // Added with the MIG demand by kind: only where set, so that the digest
+    // of every workload without them is what it was.
+    if (j.kind != JobKind::kUnknown || j.tokens_per_step > 0) {
+      f.Str("mig-demand");
+      f.I64(static_cast<int64_t>(j.kind));
+      f.F32(j.tokens_per_step);
+    }
   }
   return f.Hex();
 }

@@ -33,6 +33,8 @@ enum JobCol : int {
   kStallComm,
   kNicGbS,
   kStorageGbS,
+  kJobKind,
+  kTokensPerStep,
   kNumJobCols,
 };
 
@@ -62,6 +64,8 @@ inline constexpr std::array<std::string_view, kNumJobCols> kJobColumns = {
     "stall_comm",
     "nic_gb_s",
     "storage_gb_s",
+    "job_kind",
+    "tokens_per_step",
 };
 
 inline constexpr int64_t kMiB = int64_t{1} << 20;

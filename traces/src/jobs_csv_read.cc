@@ -86,6 +86,15 @@ class RowParser {
     return Status::Ok();
   }
 
+  // Tokens per step: a number > 0.
+  Status Tokens(JobCol c, float* out) const {
+    auto v = csv_.Double(static_cast<size_t>(idx_[c]));
+    if (!v.ok() || !(v.value() > 0) || v.value() > 1e9)
+      return Bad(c, "a number > 0 (batch x sequence length)");
+    *out = static_cast<float>(v.value());
+    return Status::Ok();
+  }
+
   // Non-negative MiB, possibly fractional, as bytes.
   Status MiB(JobCol c, int64_t* bytes) const {
     auto v = csv_.Double(static_cast<size_t>(idx_[c]));
@@ -253,6 +262,20 @@ Status ParseRow(const CsvReader& csv, const RowParser& row, ReadState* st, Workl
     UTILSIM_TRY(row.Int(kHostCpuMilli, 0, kInt64Max, "an integer >= 0", &job->host_cpu_used_milli));
   }
   if (!row.Empty(kGpuMemUsedMib)) UTILSIM_TRY(row.MiB(kGpuMemUsedMib, &job->gpu_mem_used_bytes));
+  if (!row.Empty(kJobKind)) {
+    const std::string_view k = row.Text(kJobKind);
+    if (k == "train")
+      job->kind = JobKind::kTraining;
+    else if (k == "infer")
+      job->kind = JobKind::kInference;
+    else
+      return row.Bad(kJobKind, "train or infer");
+  }
+  if (!row.Empty(kTokensPerStep)) {
+    UTILSIM_TRY(row.Tokens(kTokensPerStep, &job->tokens_per_step));
+    if (job->kind == JobKind::kTraining)
+      return row.Bad(kTokensPerStep, "empty for a training job (job_kind train)");
+  }
   if (!row.Empty(kProfile)) UTILSIM_TRY(LoadProfile(csv, row, st, w, job));
   return Status::Ok();
 }

@@ -93,6 +93,10 @@ void AppendRow(const Workload& w, const Job& job, const std::string& profiles_re
     line->push_back(',');
     if (bw > 0) AppendDouble(line, bw / 1e9);
   }
+  line->push_back(',');
+  if (job.kind != JobKind::kUnknown) *line += job.kind == JobKind::kTraining ? "train" : "infer";
+  line->push_back(',');
+  if (job.tokens_per_step > 0) AppendFloat(line, job.tokens_per_step);
   line->push_back('\n');
 }
 

@@ -160,7 +160,7 @@ Result<std::vector<MigSample>> ReadMigProfiler(const std::string& dir) {
       s.ratio = run.throughput / full->second.throughput;
       s.util_full = full->second.gract;
       const bool training = s.experiment.rfind("finetune", 0) == 0;
-      s.kind = training ? mig::JobKind::kTraining : mig::JobKind::kInference;
+      s.kind = training ? JobKind::kTraining : JobKind::kInference;
       if (!training && s.seq_length > 0)
         s.tokens_per_step = static_cast<double>(s.batch_size) * s.seq_length;
       out.push_back(std::move(s));
@@ -306,7 +306,7 @@ mig::MigSpeedParams FitMigDemand(const std::vector<MigSample>& fit,
                                  const mig::MigSpeedParams& prior) {
   std::vector<MigSample> tokens, train, infer;
   for (const MigSample& s : fit) {
-    if (s.kind == mig::JobKind::kTraining)
+    if (s.kind == JobKind::kTraining)
       train.push_back(s);
     else if (s.tokens_per_step > 0)
       tokens.push_back(s);
@@ -351,7 +351,7 @@ std::vector<MigGroupRow> MigLeaveGroupOut(const std::vector<MigSample>& samples,
       {"experiment", [](const MigSample& s) { return s.experiment; }},
       {"kind",
        [](const MigSample& s) {
-         return std::string(s.kind == mig::JobKind::kTraining ? "training" : "inference");
+         return std::string(s.kind == JobKind::kTraining ? "training" : "inference");
        }},
       {"batch", [](const MigSample& s) {
          return std::string(s.batch_size <= 8    ? "small (<= 8)"

@@ -68,6 +68,10 @@ struct UtilSeries {
   std::vector<float> busy;
 };
 
+// What a job does, where a trace says (the MIG speed model's demand,
+// utilsim/engine/mig.h MigDemand).
+enum class JobKind : uint8_t { kUnknown, kTraining, kInference };
+
 struct Job {
   std::string name;                      // id as given by the trace; unique within a workload
   Micros submit{0};                      // submission time
@@ -102,6 +106,10 @@ struct Job {
   double nic_bytes_s = 0;           // across nodes (multi-node gangs only)
   double storage_bytes_s = 0;       // reads from the node's storage
   int64_t gpu_mem_used_bytes = -1;  // measured GPU memory use, -1 unknown
+  JobKind kind = JobKind::kUnknown;
+  // An inference job's batch size x sequence length (tokens per step), 0
+  // unknown: a small step is latency-bound on a MIG slice (docs/mig.md).
+  float tokens_per_step = 0;
 };
 
 // A job list plus the tables it refers to. Jobs are sorted by (submit, input

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "utilsim/engine/job.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/engine/time.h"
 
@@ -221,9 +222,6 @@ struct MigSpeedParams {
   double util_at_saturation_train = 0.90;  // > 0: the same, for training jobs
   double tokens_at_saturation = 3200;      // batch x sequence length at d = 1; <= 0: not used
 };
-
-// What a job is, where a trace says (MigDemand).
-enum class JobKind : uint8_t { kUnknown, kTraining, kInference };
 
 // What is known of a job on the full GPU.
 struct MigDemandInputs {

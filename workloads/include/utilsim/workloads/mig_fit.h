@@ -36,7 +36,7 @@ struct MigSample {
   double util_full = 0;  // gract_mean of the 7g.40gb run, 0..1
   // What MigDemand may use: the kind (finetune_*: training, infer_*:
   // inference) and, for inference, batch_size x seq_length.
-  mig::JobKind kind = mig::JobKind::kUnknown;
+  JobKind kind = JobKind::kUnknown;
   double tokens_per_step = 0;
 };
 
