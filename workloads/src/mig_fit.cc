@@ -169,19 +169,32 @@ Result<std::vector<MigSample>> ReadMigProfiler(const std::string& dir) {
   return out;
 }
 
+namespace {
+
+// The A100-40GB profile of a sample, or null.
+const mig::Profile* ProfileOf(const MigSample& sample) {
+  const int p = A100().FindProfile(sample.profile);
+  return p < 0 ? nullptr : &A100().profiles[static_cast<size_t>(p)];
+}
+
+// 100 x mean |predict(s) - observed| / observed; 0 for no samples.
+template <typename F>
+double Mape(const std::vector<MigSample>& samples, const F& predict) {
+  if (samples.empty()) return 0;
+  double sum = 0;
+  for (const MigSample& s : samples) sum += std::abs(predict(s) - s.ratio) / s.ratio;
+  return 100.0 * sum / static_cast<double>(samples.size());
+}
+
+}  // namespace
+
 double PredictMigRatio(const MigSample& sample, const mig::MigSpeedParams& params) {
-  const mig::GpuModel& m = A100();
-  const int p = m.FindProfile(sample.profile);
-  if (p < 0) return 0;
-  return mig::MigSpeed(m.profiles[p], mig::MigDemandFromUtil(sample.util_full, params), params);
+  const mig::Profile* p = ProfileOf(sample);
+  return p ? mig::MigSpeed(*p, mig::MigDemandFromUtil(sample.util_full, params), params) : 0;
 }
 
 double MigMape(const std::vector<MigSample>& samples, const mig::MigSpeedParams& params) {
-  if (samples.empty()) return 0;
-  double sum = 0;
-  for (const MigSample& s : samples)
-    sum += std::abs(PredictMigRatio(s, params) - s.ratio) / s.ratio;
-  return 100.0 * sum / static_cast<double>(samples.size());
+  return Mape(samples, [&](const MigSample& s) { return PredictMigRatio(s, params); });
 }
 
 std::vector<std::string> DefaultMigHoldoutModels() {
@@ -211,13 +224,7 @@ Result<MigFitReport> FitMigSpeed(const std::vector<MigSample>& samples,
   r.holdout_samples = hold.size();
   r.fit_mape = err;
   r.holdout_mape = MigMape(hold, r.params);
-  double base = 0;
-  for (const MigSample& s : hold) {
-    const int p = A100().FindProfile(s.profile);
-    base += std::abs(A100().profiles[p].compute_slices / double(mig::kComputeSlices) - s.ratio) /
-            s.ratio;
-  }
-  r.baseline_holdout_mape = 100.0 * base / static_cast<double>(hold.size());
+  r.baseline_holdout_mape = MigBaselineMape(hold);
   // Cross-slice structure check: samples are sorted with 1g first per configuration.
   const mig::Profile& one = A100().profiles[A100().FindProfile("1g.5gb")];
   const double s1 = mig::MigCapacity(one, r.params.memory_weight);
@@ -242,31 +249,21 @@ Result<MigFitReport> FitMigSpeed(const std::vector<MigSample>& samples,
 }
 
 double PredictMigRatioByKind(const MigSample& sample, const mig::MigSpeedParams& params) {
-  const mig::GpuModel& m = A100();
-  const int p = m.FindProfile(sample.profile);
-  if (p < 0) return 0;
+  const mig::Profile* p = ProfileOf(sample);
+  if (!p) return 0;
   const mig::MigDemandInputs in{sample.util_full, sample.kind, sample.tokens_per_step};
-  return mig::MigSpeed(m.profiles[p], mig::MigDemand(in, params), params);
+  return mig::MigSpeed(*p, mig::MigDemand(in, params), params);
 }
 
 double MigMapeByKind(const std::vector<MigSample>& samples, const mig::MigSpeedParams& params) {
-  if (samples.empty()) return 0;
-  double sum = 0;
-  for (const MigSample& s : samples)
-    sum += std::abs(PredictMigRatioByKind(s, params) - s.ratio) / s.ratio;
-  return 100.0 * sum / static_cast<double>(samples.size());
+  return Mape(samples, [&](const MigSample& s) { return PredictMigRatioByKind(s, params); });
 }
 
 double MigBaselineMape(const std::vector<MigSample>& samples) {
-  if (samples.empty()) return 0;
-  double sum = 0;
-  for (const MigSample& s : samples) {
-    const int p = A100().FindProfile(s.profile);
-    if (p < 0) continue;
-    sum += std::abs(A100().profiles[p].compute_slices / double(mig::kComputeSlices) - s.ratio) /
-           s.ratio;
-  }
-  return 100.0 * sum / static_cast<double>(samples.size());
+  return Mape(samples, [](const MigSample& s) {
+    const mig::Profile* p = ProfileOf(s);
+    return p ? p->compute_slices / double(mig::kComputeSlices) : 0.0;
+  });
 }
 
 namespace {
