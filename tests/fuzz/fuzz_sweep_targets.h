@@ -1,12 +1,16 @@
-// Fuzz target of the sweep file (tools/sweep, docs/sweeps.md): the YAML
-// reader and, for specs of at most 10,000 runs, the expansion with its
-// Morris design. Any input may be refused; none may crash or hang.
+// Fuzz targets of the analysis layer's own readers: the sweep file
+// (tools/sweep, docs/sweeps.md: the YAML reader and, for specs of at most
+// 10,000 runs, the expansion with its Morris design) and the FGD
+// experiment's CSVs (fgd-experiment --csv curves, the simulator's published
+// analysis_*_discrete.csv). Any input may be refused; none may crash or hang.
 #pragma once
 
 #include <map>
 #include <string>
 
 #include "fuzz_live_targets.h"
+#include "utilsim/analysis/fgd_compare.h"
+#include "utilsim/analysis/fgd_experiment.h"
 #include "utilsim/sweep/sweep_spec.h"
 
 namespace utilsim::fuzz {
@@ -28,6 +32,23 @@ inline void AddSweepTargets(std::map<std::string, Target>* t) {
                           for (const auto& r : expanded.value())
                             (void)sweep::CanonicalOptions(r.options);
                         }};
+  (*t)["fgd-curves"] = {".csv", [](const std::string& p) {
+                          auto c = ReadFgdCurvesCsv(p);
+                          if (c.ok()) (void)FgdCurvesCsv(c.value());
+                        }};
+  (*t)["fgd-published"] = {".csv", [](const std::string& p) {
+                             auto pub = ReadFgdPublished(p, "openb_pod_list_default");
+                             if (!pub.ok()) return;
+                             std::vector<FgdCurve> one(1);
+                             one[0].policy = "fgdsim-fgd";
+                             one[0].runs.resize(1);
+                             one[0].runs[0].alloc_pct.assign(131, 50.0);
+                             one[0].runs[0].frag_pct = one[0].runs[0].frag_ratio_pct =
+                                 one[0].runs[0].failed_pct = one[0].runs[0].alloc_pct;
+                             FgdFillMeans(one[0]);
+                             auto cmp = CompareFgd(one, pub.value());
+                             if (cmp.ok()) (void)FormatFgdComparison(cmp.value(), p);
+                           }};
 }
 
 }  // namespace utilsim::fuzz

@@ -13,7 +13,7 @@
 namespace utilsim {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 constexpr int kPoints = 131;  // 0..130 %
 
 // The simulator's six policies, with their fgdsim-* and utilsim names.
@@ -39,7 +39,7 @@ const FgdCurve* FindCurve(const std::vector<FgdCurve>& curves, const std::string
 
 // Our curve in percent for the metric, mean over seeds; NaN where missing.
 double Ours(const FgdCurve& c, FgdMetric m, size_t k) {
-  if (k >= c.arrived.size()) return kNaN;
+  if (k >= c.arrived.size()) return kNoValue;
   switch (m) {
     case FgdMetric::kAlloc:
       return 100 * c.alloc_mean[k];
@@ -48,7 +48,7 @@ double Ours(const FgdCurve& c, FgdMetric m, size_t k) {
     case FgdMetric::kFragRatio:
       return 100 * c.frag_ratio_mean[k];
   }
-  return kNaN;
+  return kNoValue;
 }
 
 double Theirs(const std::vector<std::vector<double>>& seeds, size_t k) {
@@ -59,7 +59,7 @@ double Theirs(const std::vector<std::vector<double>>& seeds, size_t k) {
       s += v[k];
       ++n;
     }
-  return n > 0 ? s / n : kNaN;
+  return n > 0 ? s / n : kNoValue;
 }
 
 const char* MetricName(FgdMetric m) {
@@ -104,7 +104,7 @@ Result<FgdPublished> ReadFgdPublished(const std::string& path, const std::string
     if (wl != workload) continue;
     const std::string pol(csv.field(static_cast<size_t>(pcol)));
     if (pol.empty()) return csv.FieldError(static_cast<size_t>(pcol), "a policy name");
-    std::vector<double> v(kPoints, kNaN);
+    std::vector<double> v(kPoints, kNoValue);
     for (int k = 0; k < kPoints; ++k) {
       if (kcol[static_cast<size_t>(k)] < 0) continue;
       auto x = csv.OptDouble(static_cast<size_t>(kcol[static_cast<size_t>(k)]));
@@ -152,7 +152,7 @@ Result<FgdComparison> CompareFgd(const std::vector<FgdCurve>& curves, const FgdP
       sum += std::fabs(a - b);
       ++row.points;
     }
-    row.mae = row.points > 0 ? sum / row.points : kNaN;
+    row.mae = row.points > 0 ? sum / row.points : kNoValue;
     cmp.rows.push_back(row);
   }
   if (cmp.rows.empty())
@@ -175,7 +175,7 @@ Result<FgdComparison> CompareFgd(const std::vector<FgdCurve>& curves, const FgdP
       if (a * b < 0) ++disc;
     }
   const double pairs = n * (n - 1) / 2;
-  cmp.kendall_tau = pairs > 0 ? (conc - disc) / pairs : kNaN;
+  cmp.kendall_tau = pairs > 0 ? (conc - disc) / pairs : kNoValue;
   // Allocation: the largest leads; fragmentation: the smallest.
   const bool larger = pub.metric == FgdMetric::kAlloc;
   auto lead = [&](bool ours) {
