@@ -1,15 +1,20 @@
 // `make bench` core benchmark: one million synthetic jobs on 10,000 GPUs
 // (BenchParams) under a placement policy, end to end: generate, simulate,
-// write the SQLite results. Prints one machine-readable line per phase.
+// write the SQLite results; then the same jobs through the bare FIFO +
+// best-fit reference loop (reference_loop.h), whose time simulate_s is
+// divided by (ref_ratio): the distance to the limit, measured in one run.
+// Prints one machine-readable line.
 //
 // Usage: bench_core [--policy NAME] [--out FILE] [--jobs N]
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "reference_loop.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stall_model.h"
 #include "utilsim/policies/registry.h"
@@ -88,16 +93,25 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double t3 = Now();
+  // The reference: best of three (it is short; the best is the least
+  // disturbed by the machine).
+  double ref_s = 1e300;
+  bench::ReferenceResult ref;
+  for (int rep = 0; rep < 3; ++rep) {
+    const double a = Now();
+    ref = bench::ReferenceLoop(c).Run(w);
+    ref_s = std::min(ref_s, Now() - a);
+  }
   const double events = static_cast<double>(r.value().summary.events);
   std::printf(
       "policy=%s model=%s jobs=%zu gpus=%lld generate_s=%.3f simulate_s=%.3f write_s=%.3f "
       "total_s=%.3f "
       "events=%.0f events_per_s=%.0f jobs_per_s=%.0f peak_rss_mib=%.0f allocation_pct=%.2f "
-      "effective_util_pct=%.2f wait_p95_s=%.0f\n",
+      "effective_util_pct=%.2f wait_p95_s=%.0f ref_s=%.3f ref_ratio=%.2f ref_started=%lld\n",
       policy.c_str(), r.value().meta.progress_model.c_str(), w.jobs.size(),
       static_cast<long long>(c.total_gpus()), t1 - t0, t2 - t1, t3 - t2, t3 - t0, events,
       events / (t2 - t1), static_cast<double>(w.jobs.size()) / (t2 - t1), PeakRssMiB(),
       r.value().summary.allocation_pct, r.value().summary.effective_util_pct,
-      r.value().summary.wait_p95_s);
+      r.value().summary.wait_p95_s, ref_s, (t2 - t1) / ref_s, static_cast<long long>(ref.started));
   return 0;
 }
