@@ -450,11 +450,13 @@ int RunMain(int argc, char** argv) {
                   "simulator: every pod once in a seeded order, then random pods added (or "
                   "removed) to reach --max-arrived, as the FGD simulator; sample: uniform draws "
                   "with replacement")
+      ->check(checks::OneOf({"simulator", "sample"}))
       ->capture_default_str()
       ->group(kRunGroup);
   fgd->add_option("--node-order", fgd_cli.node_order,
                   "Ties of the fgdsim-* policies: random (a node permutation per seed, as the "
                   "FGD simulator) or index (the cluster's node order)")
+      ->check(checks::OneOf({"random", "index"}))
       ->capture_default_str()
       ->group(kRunGroup);
   fgd->add_option("--popularity", fgd_opt.popularity_pct,
