@@ -10,6 +10,7 @@ were run by several processes, `sweep status` reports them, and the merged
 database is byte-identical to the local executor's.
 """
 import os
+import time
 import subprocess
 
 SWEEP = """name: e2e
@@ -42,10 +43,18 @@ def check_sweep(e, check, Failure):
     check("tasks 0..3 (--array=0-3%3)" in out and "tasks 4..7 (--array=0-3%3)" in out and
           "tasks 8..9 (--array=0-1%3)" in out, "chunks of 4, 4 and 2 tasks, at most 3 at once")
     ids = [l.strip() for l in open(os.path.join(slurm, "slurm", "jobs.txt")) if l.strip()]
-    states = e.run(["sacct", "-n", "-P", "-X", "-j", ",".join(ids), "--format=JobID,State"]).stdout
-    rows = [l.split("|") for l in states.splitlines() if l.strip()]
-    check(len(rows) == 10 and all(r[1] == "COMPLETED" for r in rows),
-          "sacct: the 10 array tasks COMPLETED")
+    # sbatch --wait returns when slurmctld has the jobs done; slurmdbd, which
+    # sacct reads, may record the last ends a moment later: poll up to 30 s.
+    deadline = time.time() + 30
+    while True:
+        states = e.run(["sacct", "-n", "-P", "-X", "-j", ",".join(ids),
+                        "--format=JobID,State"]).stdout
+        rows = [l.split("|") for l in states.splitlines() if l.strip()]
+        done = len(rows) == 10 and all(r[1] == "COMPLETED" for r in rows)
+        if done or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    check(done, "sacct: the 10 array tasks COMPLETED")
     pids = set()
     for line in open(os.path.join(slurm, "log.jsonl")):
         if '"event":"done"' in line:
