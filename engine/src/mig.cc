@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace utilsim::mig {
@@ -546,14 +547,24 @@ double MigDemandFromUtil(double util, const MigSpeedParams& params) {
   return std::clamp(util / params.util_at_saturation, 0.0, 1.0);
 }
 
-double MigDemand(const MigDemandInputs& in, const MigSpeedParams& params) {
+std::optional<double> MigMeasuredDemand(const MigDemandInputs& in, const MigSpeedParams& params) {
   if (in.kind != JobKind::kTraining && in.tokens_per_step > 0 && params.tokens_at_saturation > 0)
     return std::min(1.0, in.tokens_per_step / params.tokens_at_saturation);
+  if (std::isnan(in.util)) return std::nullopt;
   if (in.kind == JobKind::kTraining) {
-    if (std::isnan(in.util) || !(params.util_at_saturation_train > 0)) return 1.0;
+    if (!(params.util_at_saturation_train > 0)) return 1.0;
     return std::clamp(in.util / params.util_at_saturation_train, 0.0, 1.0);
   }
   return MigDemandFromUtil(in.util, params);
+}
+
+double MigDemand(const MigDemandInputs& in, const MigSpeedParams& params) {
+  return MigMeasuredDemand(in, params).value_or(1.0);
+}
+
+MigDemandInputs MigInputsOf(const Job& job) {
+  return {job.util_known ? static_cast<double>(job.util) : std::numeric_limits<double>::quiet_NaN(),
+          job.kind, job.tokens_per_step};
 }
 
 double MigSpeed(const Profile& profile, double demand, const MigSpeedParams& params) {

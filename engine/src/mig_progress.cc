@@ -44,7 +44,7 @@ double MigProgress::InstanceSpeed(const Job& job, const Placement& p,
       if (!mm || pr < 0 || static_cast<size_t>(pr) >= mm->profiles.size()) continue;
       prof = &mm->profiles[static_cast<size_t>(pr)];
     }
-    if (demand < 0) demand = mig::MigDemand({job.util, job.kind, job.tokens_per_step}, params_);
+    if (demand < 0) demand = mig::MigDemand(mig::MigInputsOf(job), params_);
     m = std::min(m, mig::MigSpeed(*prof, demand, params_));
   }
   return m;

@@ -40,8 +40,7 @@ inline Need Classify(const Job& job, const RightSizeParams& params, RightSizeSta
   } else if (job.task.fractional()) {
     n.kind = Kind::kFractional;
     ++st->fractional;
-  } else if (!job.util_known && !(job.kind != JobKind::kTraining && job.tokens_per_step > 0 &&
-                                  params.speed.tokens_at_saturation > 0)) {  // no demand to size by
+  } else if (!mig::MigMeasuredDemand(mig::MigInputsOf(job), params.speed)) {  // nothing to size by
     n.kind = Kind::kWhole;
     ++st->unknown_util;
   } else {
@@ -55,7 +54,7 @@ inline Need Classify(const Job& job, const RightSizeParams& params, RightSizeSta
   } else if (n.kind != Kind::kWhole) {
     ++st->mem_unknown;
   }
-  n.demand = mig::MigDemand({job.util, job.kind, job.tokens_per_step}, params.speed);
+  n.demand = mig::MigDemand(mig::MigInputsOf(job), params.speed);
   n.slices = std::clamp(
       static_cast<int>((int64_t{job.task.gpu_milli} * 7 + kMilliPerUnit - 1) / kMilliPerUnit), 1,
       7);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
@@ -322,45 +321,44 @@ std::optional<FgdSimScore> FgdSimScoreOf(std::string_view policy_name) {
 }
 
 TaskClassDist FgdSimTypicalClasses(const Workload& w, int popularity_pct) {
-  // (CPU, milli-GPU per GPU (0 for CPU-only), GPUs, models joined by '|').
+  // (CPU, milli-GPU per GPU (0 for CPU-only), GPUs, models joined by '|':
+  // the simulator's PodResource, whose GpuType string orders ties).
   using Key = std::tuple<int64_t, int32_t, int32_t, std::string>;
-  std::map<Key, int64_t> count;
+  struct Count {
+    int64_t tasks = 0;
+    const Job* first = nullptr;  // its demand and models
+  };
+  std::map<Key, Count> count;
   int64_t total = 0;
   for (const Job& j : w.jobs) {
     const TaskDemand& d = j.task;
     std::string models;
     if (d.gpus > 0)
       for (const std::string& m : j.gpu_models) models += (models.empty() ? "" : "|") + m;
-    count[Key{d.cpu_milli, d.gpus > 0 ? d.gpu_milli : 0, d.gpus, models}] += j.tasks;
+    Count& c = count[Key{d.cpu_milli, d.gpus > 0 ? d.gpu_milli : 0, d.gpus, models}];
+    c.tasks += j.tasks;
+    if (!c.first) c.first = &j;
     total += j.tasks;
   }
-  std::vector<std::pair<Key, int64_t>> order(count.begin(), count.end());
+  std::vector<std::pair<Key, Count>> order(count.begin(), count.end());
   // Largest count first; equal counts: the larger key first (the simulator
   // sorts TargetPodList by (share, PodResource.Less) and reverses it).
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first > b.first;
+    return a.second.tasks != b.second.tasks ? a.second.tasks > b.second.tasks : a.first > b.first;
   });
   TaskClassDist dist;
   const int pct = std::clamp(popularity_pct, 1, 100);
   int64_t cum = 0;
-  for (const auto& [k, n] : order) {
+  for (const auto& [k, c] : order) {
     // The simulator adds classes while cum < pct% of total.
     if (cum * 100 >= static_cast<int64_t>(pct) * total) break;
-    cum += n;
+    cum += c.tasks;
     TaskClass m;
-    m.demand.cpu_milli = std::get<0>(k);
-    m.demand.gpus = std::get<2>(k);
-    m.demand.gpu_milli = std::get<2>(k) > 0 ? std::get<1>(k) : kMilliPerUnit;
-    m.demand.mem_bytes = 0;
-    m.demand.gpu_mem_bytes = 0;
-    const std::string& joined = std::get<3>(k);
-    for (size_t b = 0; b < joined.size();) {
-      size_t e = joined.find('|', b);
-      if (e == std::string::npos) e = joined.size();
-      m.gpu_models.push_back(joined.substr(b, e - b));
-      b = e + 1;
-    }
-    m.weight = n;
+    m.demand.cpu_milli = c.first->task.cpu_milli;
+    m.demand.gpus = c.first->task.gpus;
+    m.demand.gpu_milli = c.first->task.gpus > 0 ? c.first->task.gpu_milli : kMilliPerUnit;
+    if (m.demand.gpus > 0) m.gpu_models = c.first->gpu_models;
+    m.weight = c.tasks;  // memory is not a dimension: demand mem and GPU memory stay 0
     dist.classes.push_back(std::move(m));
   }
   return dist;

@@ -472,6 +472,15 @@ TEST(MigSpeedModel, DemandByKindAndTokens) {
   EXPECT_DOUBLE_EQ(MigDemand({0.22, JobKind::kUnknown, 0}, p), 0.5);
   EXPECT_DOUBLE_EQ(MigDemand({std::nan(""), JobKind::kTraining, 0}, p), 1.0);
   EXPECT_DOUBLE_EQ(MigDemand({}, p), 1.0);
+  // Measured only when a rule has something to go by.
+  EXPECT_FALSE(MigMeasuredDemand({}, p).has_value());
+  EXPECT_FALSE(MigMeasuredDemand({std::nan(""), JobKind::kTraining, 0}, p).has_value());
+  EXPECT_DOUBLE_EQ(MigMeasuredDemand({std::nan(""), JobKind::kInference, 1600}, p).value(), 0.5);
+  Job unknown;
+  unknown.util = 1.0f;  // the placeholder: util_known false
+  EXPECT_TRUE(std::isnan(MigInputsOf(unknown).util));
+  unknown.util_known = true;
+  EXPECT_DOUBLE_EQ(MigInputsOf(unknown).util, 1.0);
   MigSpeedParams off = p;
   off.tokens_at_saturation = 0;
   EXPECT_DOUBLE_EQ(MigDemand({0.22, JobKind::kInference, 1600}, off), 0.5) << "no token rule";

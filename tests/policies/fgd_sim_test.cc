@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "utilsim/engine/simulator.h"
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
@@ -218,6 +219,39 @@ TEST(FgdSim, RegisteredByName) {
   }
   EXPECT_FALSE(FgdSimScoreOf("fgd").has_value());
   EXPECT_FALSE(FgdSimScoreOf("fgdsim-nope").has_value());
+}
+
+// In a simulation the clustering ledger is the running jobs (rebuilt at
+// every pass), not every placement ever made: a 1-GPU job A on a-0 (t 0..10
+// s); a share job C at t 5 sees a-0 running {1-gpu} (25 x 1000 / 8000 + 0 =
+// 3) against the idle a-1 (25): a-1; a share job B at t 100, when both have
+// finished, sees two idle nodes (25 each) and takes the lowest index, a-0.
+// With a ledger that never forgot A, B would go to a-1 as C did.
+TEST(FgdSim, ClusteringLedgerFollowsRunningJobs) {
+  ClusterSpec s;
+  s.name = "t";
+  s.models = {{"A", 32 * kGiB, 1.0}};
+  s.groups = {NodeGroup{"a", 2, "A", 8, 96000, 512 * kGiB}};
+  Workload w;
+  auto add = [&](const char* name, int milli, int64_t submit_s) {
+    Job j = Pod(1, milli);
+    j.name = name;
+    j.submit = Seconds(submit_s);
+    j.runtime = Seconds(10);
+    w.jobs.push_back(j);
+  };
+  add("A", 1000, 0);
+  add("C", 500, 5);
+  add("B", 500, 100);
+  w.Finalize();
+  auto sched = BuiltinPolicies().Make("fgdsim-gpu-clustering");
+  ASSERT_TRUE(sched.ok()) << sched.status().message();
+  auto r = Simulate(s, w, *sched.value(), SimConfig{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r.value().jobs.size(), 3u);
+  EXPECT_EQ(r.value().jobs[0].placement, "a-0:0");
+  EXPECT_EQ(r.value().jobs[1].placement, "a-1:0");
+  EXPECT_EQ(r.value().jobs[2].placement, "a-0:0");
 }
 
 }  // namespace

@@ -61,5 +61,40 @@ TEST(FgdFidelity, PublishedCurvesOnEveryWorkload) {
   EXPECT_GE(tau_sum / workloads, 0.8);
 }
 
+// The command a user runs: on an openb pod list it takes the GPU-node list
+// beside it (the paper's cluster, 1,213 nodes and 6,212 GPUs) and says so;
+// --compare-with prints the published rows; --csv writes the curves.
+TEST(FgdFidelity, CommandUsesThePapersClusterAndCompares) {
+  const std::string dir = testutil::TracePath("alibaba-gpu-v2023");
+  if (dir.empty()) GTEST_SKIP() << "alibaba-gpu-v2023 not in $UTILSIM_TRACES";
+  const std::string csv = testutil::TempDir() + "/curves.csv";
+  std::string out;
+  ASSERT_EQ(testutil::RunCli("fgd-experiment --trace " + dir +
+                                 "/openb_pod_list_default.csv --seeds 1 --policies fgdsim-fgd "
+                                 "--progress never --csv " +
+                                 csv + " --compare-with " + dir +
+                                 "/fgd_expected_results/analysis_allo_discrete.csv",
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("on 6212 GPUs, 1 seeds (42..42)"), std::string::npos) << out;
+  EXPECT_NE(out.find("cluster: the FGD paper's, the GPU nodes of"), std::string::npos) << out;
+  EXPECT_NE(out.find("openb_node_list_gpu_node.csv"), std::string::npos) << out;
+  EXPECT_NE(out.find("  06-FGD             fgdsim-fgd"), std::string::npos) << out;
+  auto curves = ReadFgdCurvesCsv(csv);
+  ASSERT_TRUE(curves.ok()) << curves.status().message();
+  ASSERT_EQ(curves.value().size(), 1u);
+  EXPECT_GT(curves.value()[0].alloc_mean[130], 0.9);
+  // With the CPU-only nodes named explicitly, no note: the user chose.
+  ASSERT_EQ(testutil::RunCli("fgd-experiment --trace " + dir +
+                                 "/openb_pod_list_default.csv --seeds 1 --policies fgdsim-fgd "
+                                 "--max-arrived 0.1 --progress never --node-list " +
+                                 dir + "/openb_node_list_all_node.csv",
+                             &out),
+            0)
+      << out;
+  EXPECT_EQ(out.find("cluster: the FGD paper's"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace utilsim

@@ -15,11 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-double Round(double x, int digits) {
-  const double f = std::pow(10.0, digits);
-  return std::round(x * f) / f;
-}
-
 // One metric's chart: a line per policy (mean over seeds) and, dashed, the
 // published mean of the matching policy.
 report::Chart MetricChart(const std::string& id, const std::string& title, const std::string& y,
@@ -37,7 +32,7 @@ report::Chart MetricChart(const std::string& id, const std::string& title, const
         rows.push_back({{"policy", c.policy},
                         {"source", "utilsim"},
                         {"arrived", static_cast<int>(k)},
-                        {"value", Round(100 * v[k], 3)}});
+                        {"value", report::Round(100 * v[k], 3)}});
   }
   bool any_published = false;
   for (const FgdPublished& pub : published) {
@@ -59,7 +54,7 @@ report::Chart MetricChart(const std::string& id, const std::string& title, const
                         {"source", "published"},
                         {"published_as", sc},
                         {"arrived", static_cast<int>(k)},
-                        {"value", Round(s / n, 3)}});
+                        {"value", report::Round(s / n, 3)}});
       }
     }
   }

@@ -243,6 +243,11 @@ double MigDemandFromUtil(double util, const MigSpeedParams& params);
 //  * otherwise MigDemandFromUtil (util_at_saturation);
 // NaN util gives 1 in the last two.
 double MigDemand(const MigDemandInputs& in, const MigSpeedParams& params);
+// MigDemand when one of its rules has something to go by (the token rule
+// applies, or util is known); nullopt when it would only assume d = 1.
+std::optional<double> MigMeasuredDemand(const MigDemandInputs& in, const MigSpeedParams& params);
+// What a job says: util when job.util_known (else NaN), kind, tokens per step.
+MigDemandInputs MigInputsOf(const Job& job);
 // speed above, in (0, 1]. demand <= 0 gives 1; NaN or > 1 is treated as 1.
 double MigSpeed(const Profile& profile, double demand, const MigSpeedParams& params);
 
