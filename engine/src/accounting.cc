@@ -10,6 +10,10 @@ void LevelIntegral::Add(const Levels& v, int64_t dt_us) {
   cpu_milli_us += static_cast<WideInt>(v.cpu_milli) * dt_us;
   mem_bytes_us += static_cast<WideInt>(v.mem_bytes) * dt_us;
   stranded_us += static_cast<WideInt>(v.stranded) * dt_us;
+  free_uw_us += static_cast<WideInt>(v.free_uw) * dt_us;
+  stranded_uw_us += static_cast<WideInt>(v.stranded_uw) * dt_us;
+  node_uw_us += static_cast<WideInt>(v.node_uw) * dt_us;
+  off_gpus_us += static_cast<WideInt>(v.off_gpus) * dt_us;
 }
 
 LevelIntegral LevelIntegral::operator-(const LevelIntegral& o) const {
@@ -18,6 +22,10 @@ LevelIntegral LevelIntegral::operator-(const LevelIntegral& o) const {
   d.cpu_milli_us = cpu_milli_us - o.cpu_milli_us;
   d.mem_bytes_us = mem_bytes_us - o.mem_bytes_us;
   d.stranded_us = stranded_us - o.stranded_us;
+  d.free_uw_us = free_uw_us - o.free_uw_us;
+  d.stranded_uw_us = stranded_uw_us - o.stranded_uw_us;
+  d.node_uw_us = node_uw_us - o.node_uw_us;
+  d.off_gpus_us = off_gpus_us - o.off_gpus_us;
   return d;
 }
 
@@ -55,6 +63,8 @@ JobMeter JobMeter::operator-(const JobMeter& o) const {
   JobMeter d;
   d.held_us = held_us - o.held_us;
   d.busy_gpu_us = busy_gpu_us - o.busy_gpu_us;
+  d.energy_j = energy_j - o.energy_j;
+  d.busy_energy_j = busy_energy_j - o.busy_energy_j;
   for (size_t c = 0; c < idle_us.size(); ++c) d.idle_us[c] = idle_us[c] - o.idle_us[c];
   return d;
 }

@@ -27,11 +27,19 @@ struct Levels {
   int64_t cpu_milli = 0;  // allocated CPU
   int64_t mem_bytes = 0;  // allocated memory
   int64_t stranded = 0;   // whole free GPUs on nodes that cannot host a GPU task
+  // Power (power.h), micro-watts: of the free GPU share (whole-free GPUs at
+  // idle power, the free part of partly allocated GPUs at context power), of
+  // the stranded GPUs (part of the free), and of the powered nodes' non-GPU
+  // parts.
+  int64_t free_uw = 0, stranded_uw = 0, node_uw = 0;
+  int64_t off_gpus = 0;  // GPUs of powered-off nodes
 };
 
 // Integral of Levels over time, in unit x microseconds (exact integers).
 struct LevelIntegral {
   WideInt gpu_milli_us = 0, cpu_milli_us = 0, mem_bytes_us = 0, stranded_us = 0;
+  WideInt free_uw_us = 0, stranded_uw_us = 0, node_uw_us = 0;  // micro-joules
+  WideInt off_gpus_us = 0;
   void Add(const Levels& v, int64_t dt_us);
   LevelIntegral operator-(const LevelIntegral& o) const;
 };
@@ -69,6 +77,9 @@ class ClusterMeter {
 struct JobMeter {
   double held_us = 0;
   double busy_gpu_us = 0;
+  // Energy of the job's GPU share (power.h), joules: all of it, and the part
+  // drawn while busy (active power x busy GPU time).
+  double energy_j = 0, busy_energy_j = 0;
   std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_us{};
   JobMeter operator-(const JobMeter& o) const;
 };

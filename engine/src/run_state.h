@@ -31,6 +31,11 @@ struct JobRun {
   int64_t busy_micro = 0;    // contribution to the busy sum (constant-util jobs), micro-GPUs
   double busy_frac = 0;      // busy fraction now (constant-util jobs; series: unused)
   double busy_gpu_us = 0;    // integral of busy fraction x GPU share over held time, GPU-us
+  // Power of the current placement per GPU held (power.h; averaged over the
+  // tasks' GPU models): context (allocated, idle) and active watts.
+  double context_w = 0, active_w = 0;
+  double energy_j = 0, busy_energy_j = 0;  // energy of the job's GPU share, J (JobMeter)
+  int64_t power_uw = 0;      // its power now, micro-watts (constant-util jobs; for samples)
   Micros queued_since{0};    // start of the current queued interval, while queued
   int64_t queued_us = 0;     // sum of the closed queued intervals
   uint32_t running_pos = 0;  // index in the list of running series jobs

@@ -71,6 +71,9 @@ class Simulation final : public Engine, public PassContext, public RunView {
            kMicrosPerSecond;
   }
   Status Preempt(JobIndex j) override;
+  void Waiting(JobIndex j, WaitCause cause, WaitCause if_fits, JobIndex blocker) override {
+    reports_.push_back(WaitReport{j, cause, if_fits, blocker});
+  }
 
   // RunView
   const ClusterState& state() const override { return cluster_; }
@@ -131,8 +134,34 @@ class Simulation final : public Engine, public PassContext, public RunView {
   // Exact accounting (accounting.h): the levels now, the meter brought up to
   // t before the events at t, window marks, stranded GPUs per node.
   Levels LevelsNow() const {
-    return Levels{cluster_.allocated_gpu_milli(), cluster_.allocated_cpu(),
-                  cluster_.allocated_mem(), stranded_total_};
+    return Levels{cluster_.allocated_gpu_milli(),
+                  cluster_.allocated_cpu(),
+                  cluster_.allocated_mem(),
+                  stranded_total_,
+                  free_uw_total_,
+                  stranded_uw_total_,
+                  node_uw_total_,
+                  off_gpus_};
+  }
+  // Powering off idle nodes (SimConfig::power_off_after): node n became
+  // empty now; a cluster-change event for n (power off, or a wake-up done);
+  // after a pass, wake off nodes for the jobs it could not place.
+  void NodeEmptied(NodeIndex n);
+  void DoClusterChange(NodeIndex n);
+  void WakeFor(const std::vector<JobIndex>& unplaced);
+  void SetNodePower(NodeIndex n, uint8_t state);
+  // True when an off or waking node could host a task of job j.
+  bool FitsOnSleepingNode(JobIndex j) const;
+  // Power (power.h): per GPU model of the cluster, resolved once; the free
+  // power of the nodes of p brought up to date after an allocation change.
+  void InitPower();
+  void UpdatePower(const Placement& p);
+  // Sets job j's per-GPU context and active watts from its placement.
+  void SetJobPower(JobIndex j);
+  // Job j's power now in micro-watts, at busy fraction `busy`.
+  int64_t JobPowerUw(JobIndex j, double busy) const {
+    const JobRun& r = runs_[j];
+    return std::llround(MicroGpus(j) * (r.context_w + (r.active_w - r.context_w) * busy));
   }
   void AdvanceMeters(Micros t);
   void TakeMark(JobMarks* m);
@@ -146,6 +175,21 @@ class Simulation final : public Engine, public PassContext, public RunView {
   WindowTotals WindowFigures(Micros ws, Micros we);
   void UpdateStranded(const Placement& p);
   void Violate(const std::string& name, JobIndex j, const std::string& detail);
+  // Wait attribution (wait.h). A job becomes queued (arrival or preemption);
+  // a pass's reports are applied after it; Settle brings job j's state up to
+  // pass `pass` (the passes before it that did not examine j turn its cause
+  // to the unexamined one); Close ends its current interval at t.
+  void QueuedNow(JobIndex j, bool preempted);
+  void ApplyWaitReports();
+  void Settle(JobIndex j, uint32_t pass);
+  void CloseWait(JobIndex j, Micros t);
+  // Per-cause seconds of job j's closed intervals; checks their sum against
+  // its queued time (queued_us).
+  void WaitTotals(JobIndex j, int64_t queued_us, JobRecord* rec);
+  // Energy invariants of a summary: every GPU draws between its idle and its
+  // active power, so the GPUs' energy lies between those bounds over the
+  // window; stranded energy is part of the free energy.
+  void CheckEnergy(const Summary& s);
 
   ClusterState cluster_;
   const Workload& w_;
@@ -193,9 +237,42 @@ class Simulation final : public Engine, public PassContext, public RunView {
   std::array<JobMarks, 2> marks_;       // arrivals window: start, end
   std::vector<int32_t> node_stranded_;  // stranded GPUs per node (StrandingTest)
   int64_t stranded_total_ = 0;
-  std::string violation_;  // first broken invariant, if any
-  bool done_ = false;      // no event will be processed any more
-  bool finished_ = false;  // Finish() was called
+  struct ModelPower {
+    double idle_w = 0, context_w = 0, active_w = 0;
+    int64_t idle_uw = 0, context_uw = 0;  // per GPU
+  };
+  std::vector<ModelPower> model_power_;  // by GPU model index
+  std::vector<int64_t> node_free_uw_;    // power of each node's free GPU share
+  int64_t free_uw_total_ = 0, stranded_uw_total_ = 0, node_uw_total_ = 0;
+  int64_t power_const_uw_ = 0;  // power of the running constant-util jobs' GPUs
+  struct WaitReport {
+    JobIndex job;
+    WaitCause cause, if_fits;
+    JobIndex blocker;
+  };
+  static constexpr uint32_t kNoPass = UINT32_MAX;
+  struct WaitTrack {
+    Micros since{0};               // start of the open interval
+    uint32_t last_pass = kNoPass;  // the pass that last reported it, kNoPass = none since `since`
+    WaitCause cause = WaitCause::kQueueOrder;
+    bool preempted = false;  // queued again after a preemption: all kPreemption
+    JobIndex blocker = kNoBlocker;
+    NodeCounts nodes;  // of the open interval (SimConfig::wait_detail)
+  };
+  std::vector<WaitReport> reports_;  // of the pass in progress
+  std::vector<Micros> pass_time_;    // time of each pass, by pass index
+  std::vector<WaitTrack> wait_;      // by job
+  std::vector<JobIndex> unplaced_;   // jobs the pass could not place
+  // Power states: 0 on, 1 off, 2 waking (until wake_at_); the empty-since
+  // time that a pending power-off check belongs to.
+  std::vector<uint8_t> node_state_;
+  std::vector<Micros> empty_since_, wake_at_;
+  int64_t off_gpus_ = 0, sleeping_nodes_ = 0, wakeups_ = 0;
+  size_t arrivals_done_ = 0;                      // arrival events processed
+  std::vector<std::vector<WaitInterval>> waits_;  // closed intervals, by job
+  std::string violation_;                         // first broken invariant, if any
+  bool done_ = false;                             // no event will be processed any more
+  bool finished_ = false;                         // Finish() was called
   bool stopped_on_request_ = false;
   std::atomic<bool> stop_requested_{false};
 };

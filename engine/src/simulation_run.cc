@@ -1,6 +1,7 @@
 // The run loop of a Simulation and its results (design: docs/design.md,
 // "Time, order and determinism"; the engine object: engine.h).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -39,6 +40,8 @@ Status Simulation::Init() {
     return Status::Error("comm fraction must be 0..1, got " + std::to_string(cfg_.comm_fraction));
   const size_t n = w_.jobs.size();
   runs_.assign(n, JobRun{});
+  wait_.assign(n, WaitTrack{});
+  waits_.assign(n, {});
   masks_.resize(n);
   for (size_t j = 0; j < n; ++j) {
     masks_[j] = cluster_.ResolveModels(w_.jobs[j].gpu_models);
@@ -66,6 +69,16 @@ Status Simulation::Init() {
   marks_[1].time = n > 0 ? w_.jobs.back().submit : window_start_;
   meter_ = std::make_unique<ClusterMeter>(window_start_,
                                           std::vector<Micros>{marks_[0].time, marks_[1].time});
+  if (std::string e = CheckPowerModel(cfg_.power); !e.empty())
+    return Status::Error("power model: " + e);
+  if (!(cfg_.energy_price_per_kwh >= 0) || !std::isfinite(cfg_.energy_price_per_kwh))
+    return Status::Error("energy price must be finite and >= 0");
+  if (cfg_.power_off_after.us < 0 || cfg_.wake_delay.us < 0)
+    return Status::Error("power-off idle time and wake-up delay must be >= 0");
+  InitPower();
+  node_state_.assign(cluster_.num_nodes(), 0);
+  empty_since_.assign(cluster_.num_nodes(), Micros(0));
+  wake_at_.assign(cluster_.num_nodes(), Micros(0));
   node_stranded_.assign(cluster_.num_nodes(), 0);
   for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) UpdateStranded({TaskPlacement{i, 0}});
   finishes_.Reset(n);
@@ -84,6 +97,7 @@ Status Simulation::Init() {
   events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0});
   next_arrival_ = 1;
   events_.Push(Event{window_start_, Phase::kSample, 0, 0});
+  for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) NodeEmptied(i);
   return Status::Ok();
 }
 
@@ -152,6 +166,7 @@ Status Simulation::ProcessNext() {
   switch (e.phase) {
     case Phase::kArrival:
       ++events_processed_;
+      ++arrivals_done_;
       DoArrival(e.job);
       if (next_arrival_ < n) {
         events_.Push(Event{w_.jobs[next_arrival_].submit, Phase::kArrival, 0,
@@ -169,7 +184,10 @@ Status Simulation::ProcessNext() {
       pass_at_ = Micros(-1);
       ++events_processed_;
       Observe(EventKind::kPass, 0);
-      if (Status s = sched_.Pass(*this); !s.ok()) return s;
+      pass_time_.push_back(now_);
+      Status s = sched_.Pass(*this);
+      ApplyWaitReports();
+      if (!s.ok()) return s;
       const Micros wake = sched_.NextWakeup(now_);
       if (wake != kNever && wake > now_) {
         events_.Push(Event{wake, Phase::kPass, 0, 0});
@@ -192,6 +210,11 @@ Status Simulation::ProcessNext() {
       }
       break;
     case Phase::kClusterChange:
+      // Powering nodes off once every job has ended changes nothing a run
+      // reports, and would move the levels after the window's end.
+      if (arrivals_done_ == n && running_ == 0 && sched_.queued() == 0) break;
+      ++events_processed_;
+      DoClusterChange(static_cast<NodeIndex>(e.job));
       break;
   }
   return Status::Ok();
@@ -269,6 +292,9 @@ Result<RunResult> Simulation::Finish() {
                   " s");
   }
   out.summary.events = events_processed_;
+  AddEnergyFigures(totals, cfg_.power.pue, cfg_.energy_price_per_kwh, &out.summary);
+  out.summary.wakeups = wakeups_;
+  CheckEnergy(out.summary);
   if (out.summary.allocation_pct > 100.0 * (1 + 1e-9) ||
       out.summary.effective_util_pct > out.summary.allocation_pct * (1 + 1e-9) + 1e-9)
     Violate("useful <= allocated <= capacity (per run)", kNoJob,
@@ -307,8 +333,13 @@ JobRecord Simulation::RecordOf(JobIndex j) {
     if (r.running) Account(j);
   }
   rec.preemptions = r.preemptions;
-  rec.queued_s = static_cast<double>(r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0)) /
-                 kMicrosPerSecond;
+  const int64_t queued_us = r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0);
+  rec.queued_s = static_cast<double>(queued_us) / kMicrosPerSecond;
+  if (r.queued) {
+    Settle(j, static_cast<uint32_t>(pass_time_.size()));
+    CloseWait(j, now_);
+  }
+  WaitTotals(j, queued_us, &rec);
   if (r.first_start.us >= 0) {
     rec.start = r.first_start;
     rec.placement = FormatPlacement(r.placement, cluster_);
@@ -324,6 +355,8 @@ JobRecord Simulation::RecordOf(JobIndex j) {
     // Idle GPU time by cause, in proportion to the job's idle shares over
     // its run (all unattributed when the model gives none).
     SplitIdle(std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s), meter.idle_us, &rec.idle_gpu_s);
+    rec.energy_kwh = meter.energy_j / 3.6e6;
+    rec.idle_energy_kwh = std::max(0.0, meter.energy_j - meter.busy_energy_j) / 3.6e6;
   }
   return rec;
 }

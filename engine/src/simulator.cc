@@ -5,9 +5,11 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <tuple>
 
 #include "simulation.h"
+#include "utilsim/engine/mig_cluster.h"
 #include "utilsim/engine/units.h"
 
 namespace utilsim {
@@ -80,6 +82,7 @@ void Simulation::DoArrival(JobIndex j) {
   }
   r.queued = true;
   r.queued_since = now_;
+  QueuedNow(j, false);
   Observe(EventKind::kArrival, j);
   sched_.OnArrival(j, now_);
   SchedulePass(now_);
@@ -101,6 +104,8 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
     return fail(std::to_string(p.size()) + " task placements for " + std::to_string(job.tasks) +
                 " tasks");
   for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i].node < cluster_.num_nodes() && !node_state_.empty() && node_state_[p[i].node] != 0)
+      return fail("node " + cluster_.node(p[i].node).name + " is powered off or waking up");
     if (p[i].node < cluster_.num_nodes() && !cluster_.ModelAllowed(p[i].node, masks_[j]) &&
         job.task.gpus > 0)
       return fail("node " + cluster_.node(p[i].node).name + " has a GPU model the job excludes");
@@ -115,6 +120,8 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
     for (const Job& k : w_.jobs) granted_.push_back(k.task);
   }
   if (!granted_.empty()) granted_[j] = granted;
+  Settle(j, pass_time_.empty() ? 0 : static_cast<uint32_t>(pass_time_.size() - 1));
+  CloseWait(j, now_);
   r.queued = false;
   r.queued_us += (now_ - r.queued_since).us;
   r.running = true;
@@ -129,6 +136,7 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   }
   r.speed = PlacementSpeed(job, p, cluster_);
   r.comm = -1;
+  SetJobPower(j);
   r.list_pos = static_cast<uint32_t>(running_list_.size());
   running_list_.push_back(j);
   AddRunning(j);
@@ -150,6 +158,7 @@ Status Simulation::Preempt(JobIndex j) {
   r.running = false;
   r.queued = true;
   r.queued_since = now_;
+  QueuedNow(j, true);
   --running_;
   {
     const JobIndex last = running_list_.back();
@@ -160,6 +169,7 @@ Status Simulation::Preempt(JobIndex j) {
   RemoveRunning(j);
   for (const auto& t : r.placement) cluster_.Release(t, granted(j));
   UpdateStranded(r.placement);
+  for (const auto& t : r.placement) NodeEmptied(t.node);
   if (interacts_) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
@@ -179,12 +189,19 @@ void Simulation::Account(JobIndex j) {
     // preemption's restart cost (below the high-water mark) is idle.
     const double from = std::max(r.done, r.hwm);
     const double to = r.done + static_cast<double>(dt.us) * r.rate;
+    double busy_us = 0;
     if (to > from) {
-      r.busy_gpu_us += w_.jobs[j].series < 0
-                           ? r.busy_frac * MicroGpus(j) / 1e6 * (to - from) / r.rate
-                           : SeriesBusyUs(j, from, to);
+      busy_us = w_.jobs[j].series < 0 ? r.busy_frac * MicroGpus(j) / 1e6 * (to - from) / r.rate
+                                      : SeriesBusyUs(j, from, to);
+      r.busy_gpu_us += busy_us;
       r.hwm = to;
     }
+    // Power is linear in the busy signal: context power over the held GPU
+    // time, plus the active step over the busy GPU time.
+    r.energy_j += (r.context_w * MicroGpus(j) / 1e6 * static_cast<double>(dt.us) +
+                   (r.active_w - r.context_w) * busy_us) /
+                  1e6;
+    r.busy_energy_j += r.active_w * busy_us / 1e6;
     r.done = to;
     for (size_t c = 0; c < kCauses; ++c) r.idle_us[c] += static_cast<double>(dt.us) * r.share[c];
     r.last = now_;
@@ -221,6 +238,9 @@ void Simulation::SetProgress(JobIndex j, const Progress& pr) {
     r.busy_micro = ConstBusy(j);
     busy_micro_const_ += r.busy_micro;
     for (size_t c = 0; c < kCauses; ++c) idle_micro_const_[c] += IdleMicro(j, c) - old_idle[c];
+    power_const_uw_ -= r.power_uw;
+    r.power_uw = JobPowerUw(j, r.busy_frac);
+    power_const_uw_ += r.power_uw;
   }
   finishes_.Set(j, r.finish);
 }
@@ -271,6 +291,7 @@ void Simulation::DoFinish(JobIndex j) {
   RemoveRunning(j);
   for (const auto& t : r.placement) cluster_.Release(t, granted(j));
   UpdateStranded(r.placement);
+  for (const auto& t : r.placement) NodeEmptied(t.node);
   if (interacts_) {
     for (const auto& t : r.placement) {
       auto& v = on_node_[t.node];
@@ -292,6 +313,7 @@ void Simulation::DoSample() {
   s.gpus_allocated = static_cast<double>(cluster_.allocated_gpu_milli()) / kMilliPerUnit;
   int64_t busy_micro = busy_micro_const_;
   std::array<int64_t, kCauses> idle_micro = idle_micro_const_;
+  int64_t power_uw = power_const_uw_ + free_uw_total_ + node_uw_total_;
   for (JobIndex j : running_series_) {
     Account(j);
     const JobRun& r = runs_[j];
@@ -299,6 +321,7 @@ void Simulation::DoSample() {
         progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(r.done)), r.rate, r.speed);
     const double gpus_micro = MicroGpus(j);
     busy_micro += std::llround(f * gpus_micro);
+    power_uw += JobPowerUw(j, f);
     // The idle part now, divided like the job's idle shares.
     double total = 0;
     for (float v : r.share) total += v;
@@ -309,6 +332,7 @@ void Simulation::DoSample() {
     }
   }
   s.gpus_busy = static_cast<double>(busy_micro) / 1e6;
+  s.power_w = static_cast<double>(power_uw) / 1e6;
   for (size_t c = 0; c < kCauses; ++c) s.gpus_idle[c] = static_cast<double>(idle_micro[c]) / 1e6;
   s.queued = static_cast<int64_t>(sched_.queued());
   s.running = running_;
@@ -370,6 +394,7 @@ double Simulation::SeriesBusyUs(JobIndex j, double d0, double d1) const {
 }
 
 void Simulation::UpdateStranded(const Placement& p) {
+  UpdatePower(p);
   if (stranding_.empty()) return;
   for (const TaskPlacement& t : p) {
     const int32_t free = cluster_.free_whole_gpus(t.node);
@@ -378,8 +403,270 @@ void Simulation::UpdateStranded(const Placement& p) {
             ? free
             : 0;
     stranded_total_ += now - node_stranded_[t.node];
+    if (const int32_t model = cluster_.node(t.node).model; model >= 0)
+      stranded_uw_total_ += (now - node_stranded_[t.node]) * model_power_[model].idle_uw;
     node_stranded_[t.node] = now;
   }
+}
+
+void Simulation::InitPower() {
+  const ClusterSpec& spec = cluster_.spec();
+  model_power_.clear();
+  for (const GpuModelSpec& m : spec.models) {
+    GpuPower p = PowerOf(cfg_.power, m.name);
+    // A MIG instance draws its compute slices' share of the physical GPU
+    // (a derived figure, docs/energy.md).
+    if (const auto inst = ParseMigInstanceModel(m.name); inst && &p == &cfg_.power.fallback) {
+      const std::string phys = m.name.substr(0, m.name.rfind(kMigSeparator));
+      const GpuPower& whole = PowerOf(cfg_.power, phys);
+      const double f = inst->prof().compute_slices / 7.0;
+      p = GpuPower{whole.idle_w * f, whole.context_w * f, whole.active_w * f, whole.source};
+    }
+    ModelPower mp;
+    mp.idle_w = p.idle_w;
+    mp.context_w = p.context_w;
+    mp.active_w = p.active_w;
+    mp.idle_uw = std::llround(p.idle_w * 1e6);
+    mp.context_uw = std::llround(p.context_w * 1e6);
+    model_power_.push_back(mp);
+  }
+  node_free_uw_.assign(cluster_.num_nodes(), 0);
+  node_uw_total_ = 0;
+  for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
+    const int32_t gpus = cluster_.node(n).gpus;
+    node_uw_total_ += gpus > 0 ? std::llround(cfg_.power.node_w_per_gpu * 1e6) * gpus
+                               : std::llround(cfg_.power.cpu_node_w * 1e6);
+  }
+}
+
+void Simulation::UpdatePower(const Placement& p) {
+  for (const TaskPlacement& t : p) {
+    const NodeInfo& info = cluster_.node(t.node);
+    if (info.model < 0 || (!node_state_.empty() && node_state_[t.node] == 1)) continue;
+    const ModelPower& mp = model_power_[info.model];
+    // Whole-free GPUs at idle power; the free share of a partly allocated
+    // GPU at context power (its context is up for its other jobs).
+    int64_t uw = 0;
+    for (int g = 0; g < info.gpus; ++g) {
+      const int64_t free = cluster_.gpu_free_milli(t.node, g);
+      uw += free >= kMilliPerUnit ? mp.idle_uw : mp.context_uw * free / kMilliPerUnit;
+    }
+    free_uw_total_ += uw - node_free_uw_[t.node];
+    node_free_uw_[t.node] = uw;
+  }
+}
+
+void Simulation::QueuedNow(JobIndex j, bool preempted) {
+  WaitTrack& w = wait_[j];
+  w.since = now_;
+  w.last_pass = kNoPass;
+  w.preempted = preempted;
+  w.cause = preempted ? WaitCause::kPreemption : sched_.unexamined_cause();
+  w.blocker = kNoBlocker;
+  w.nodes = NodeCounts{};
+}
+
+void Simulation::Settle(JobIndex j, uint32_t pass) {
+  WaitTrack& w = wait_[j];
+  if (w.preempted || w.last_pass == kNoPass || w.last_pass + 1 >= pass) return;
+  CloseWait(j, pass_time_[w.last_pass + 1]);
+  w.cause = sched_.unexamined_cause();
+  w.blocker = kNoBlocker;
+  w.nodes = NodeCounts{};
+  w.last_pass = kNoPass;
+}
+
+void Simulation::CloseWait(JobIndex j, Micros t) {
+  WaitTrack& w = wait_[j];
+  if (t <= w.since) return;
+  std::vector<WaitInterval>& v = waits_[j];
+  if (!v.empty() && v.back().to == w.since && v.back().cause == w.cause &&
+      v.back().blocker == w.blocker)
+    v.back().to = t;
+  else
+    v.push_back(WaitInterval{w.since, t, w.cause, w.blocker, w.nodes});
+  w.since = t;
+}
+
+void Simulation::ApplyWaitReports() {
+  const uint32_t pass = static_cast<uint32_t>(pass_time_.size() - 1);
+  // Jobs of one shape and mask wait for the same reason on one state.
+  std::map<std::tuple<int32_t, int32_t, int64_t, int64_t, int64_t, int32_t, int32_t, ModelMask,
+                      WaitCause>,
+           WaitCause>
+      classified;
+  for (const WaitReport& rep : reports_) {
+    const JobIndex j = rep.job;
+    if (j >= runs_.size() || !runs_[j].queued || wait_[j].preempted) continue;
+    WaitCause c = rep.cause;
+    if (c == WaitCause::kResources) {
+      const Job& job = w_.jobs[j];
+      const TaskDemand& d = job.task;
+      const auto key =
+          std::make_tuple(d.gpus, d.gpu_milli, d.cpu_milli, d.mem_bytes, d.gpu_mem_bytes,
+                          d.mig_profile, job.tasks, masks_[j], rep.if_fits);
+      auto it = classified.find(key);
+      if (it == classified.end()) {
+        WaitCause k = ClassifyUnplaced(job, masks_[j], cluster_, rep.if_fits);
+        // Resources short only because nodes sleep: waiting for power-on.
+        if (sleeping_nodes_ > 0 && k != rep.if_fits && k != WaitCause::kMigLayout &&
+            FitsOnSleepingNode(j))
+          k = WaitCause::kPowerOn;
+        it = classified.emplace(key, k).first;
+      }
+      c = it->second;
+      unplaced_.push_back(j);
+    } else if (static_cast<size_t>(c) >= kWaitCauses) {
+      continue;
+    }
+    Settle(j, pass);
+    WaitTrack& w = wait_[j];
+    if (c != w.cause || rep.blocker != w.blocker) {
+      CloseWait(j, now_);
+      w.cause = c;
+      w.blocker = rep.blocker;
+      w.nodes = cfg_.wait_detail && rep.cause == WaitCause::kResources
+                    ? CountNodes(w_.jobs[j], masks_[j], cluster_)
+                    : NodeCounts{};
+    }
+    w.last_pass = pass;
+  }
+  reports_.clear();
+  if (cfg_.power_off_after != kNever && !unplaced_.empty()) WakeFor(unplaced_);
+  unplaced_.clear();
+}
+
+void Simulation::WaitTotals(JobIndex j, int64_t queued_us, JobRecord* rec) {
+  std::array<int64_t, kWaitCauses> us{};
+  int64_t sum = 0;
+  for (const WaitInterval& v : waits_[j]) {
+    us[static_cast<size_t>(v.cause)] += (v.to - v.from).us;
+    sum += (v.to - v.from).us;
+  }
+  if (sum != queued_us)
+    Violate("wait causes sum to the queued time", j,
+            std::to_string(sum) + " us attributed, " + std::to_string(queued_us) + " us queued");
+  for (size_t c = 0; c < kWaitCauses; ++c)
+    rec->wait_cause_s[c] = static_cast<double>(us[c]) / kMicrosPerSecond;
+  rec->waits = std::move(waits_[j]);
+  waits_[j] = {};
+}
+
+void Simulation::SetNodePower(NodeIndex n, uint8_t state) {
+  const NodeInfo& info = cluster_.node(n);
+  const bool was_off = node_state_[n] == 1, off = state == 1;
+  const bool was_asleep = node_state_[n] != 0, asleep = state != 0;
+  node_state_[n] = state;
+  if (was_asleep != asleep) {
+    cluster_.SetCordoned(n, asleep);
+    sleeping_nodes_ += asleep ? 1 : -1;
+  }
+  if (was_off == off) return;
+  const int64_t node_uw = info.gpus > 0 ? std::llround(cfg_.power.node_w_per_gpu * 1e6) * info.gpus
+                                        : std::llround(cfg_.power.cpu_node_w * 1e6);
+  node_uw_total_ += off ? -node_uw : node_uw;
+  off_gpus_ += off ? info.gpus : -info.gpus;
+  // An off node's GPUs draw nothing; back on, they are free at idle power.
+  if (off) {
+    free_uw_total_ -= node_free_uw_[n];
+    node_free_uw_[n] = 0;
+  } else {
+    UpdatePower({TaskPlacement{n, 0}});
+  }
+}
+
+void Simulation::NodeEmptied(NodeIndex n) {
+  if (cfg_.power_off_after == kNever || node_state_[n] != 0 || cluster_.tasks_on(n) != 0) return;
+  empty_since_[n] = now_;
+  events_.Push(Event{now_ + cfg_.power_off_after, Phase::kClusterChange, 0, n});
+}
+
+void Simulation::DoClusterChange(NodeIndex n) {
+  if (node_state_[n] == 2 && wake_at_[n] == now_) {  // woken up
+    SetNodePower(n, 0);
+    NodeEmptied(n);
+    if (sched_.queued() > 0) SchedulePass(now_);
+    return;
+  }
+  if (node_state_[n] == 0 && cluster_.tasks_on(n) == 0 &&
+      empty_since_[n] + cfg_.power_off_after == now_)
+    SetNodePower(n, 1);
+}
+
+bool Simulation::FitsOnSleepingNode(JobIndex j) const {
+  for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n)
+    if (node_state_[n] != 0 && cluster_.CouldEverHost(n, w_.jobs[j].task, masks_[j])) return true;
+  return false;
+}
+
+void Simulation::WakeFor(const std::vector<JobIndex>& unplaced) {
+  if (sleeping_nodes_ == 0) return;
+  // Tasks the waking nodes will host, claimed job by job in report order;
+  // off nodes are woken, lowest index first, for what is still missing.
+  // A shape that found no unclaimed sleeping node finds none for a later
+  // job either: each shape scans the nodes at most once after that.
+  std::vector<uint8_t> claimed(cluster_.num_nodes(), 0);
+  std::set<std::tuple<int32_t, int32_t, int64_t, int64_t, int64_t, ModelMask>> exhausted;
+  int64_t left = sleeping_nodes_;
+  for (JobIndex j : unplaced) {
+    if (left == 0) break;
+    const Job& job = w_.jobs[j];
+    const TaskDemand& d = job.task;
+    const auto shape =
+        std::make_tuple(d.gpus, d.gpu_milli, d.cpu_milli, d.mem_bytes, d.gpu_mem_bytes, masks_[j]);
+    if (exhausted.count(shape)) continue;
+    int64_t need = job.tasks;
+    for (NodeIndex n = 0; n < cluster_.num_nodes() && need > 0; ++n) {
+      if (node_state_[n] == 0 || claimed[n] || !cluster_.CouldEverHost(n, job.task, masks_[j]))
+        continue;
+      claimed[n] = 1;
+      --left;
+      --need;
+      if (node_state_[n] == 1) {
+        SetNodePower(n, 2);
+        wake_at_[n] = now_ + cfg_.wake_delay;
+        ++wakeups_;
+        events_.Push(Event{wake_at_[n], Phase::kClusterChange, 0, n});
+      }
+    }
+    if (need > 0) exhausted.insert(shape);
+  }
+}
+
+void Simulation::CheckEnergy(const Summary& s) {
+  const double span_s = (s.window_end - s.window_start).seconds();
+  if (span_s <= 0) return;
+  double lo = 0, hi = 0;  // kWh
+  for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
+    const NodeInfo& info = cluster_.node(n);
+    if (info.model < 0) continue;
+    lo += info.gpus * model_power_[info.model].idle_w * span_s / 3.6e6;
+    hi += info.gpus * model_power_[info.model].active_w * span_s / 3.6e6;
+  }
+  if (s.off_gpu_h > 0) lo = 0;  // powered-off GPUs draw nothing
+  const double gpu = s.energy_busy_kwh + s.energy_alloc_idle_kwh + s.energy_free_kwh;
+  const double tol = 1e-9 * std::max(1.0, hi) + 1e-9;
+  if (gpu < lo - tol || gpu > hi + tol || s.energy_stranded_kwh > s.energy_free_kwh + tol)
+    Violate("idle <= GPU power <= active", kNoJob,
+            "GPU energy " + std::to_string(gpu) + " kWh in the window, bounds " +
+                std::to_string(lo) + ".." + std::to_string(hi) + " kWh; stranded " +
+                std::to_string(s.energy_stranded_kwh) + " of free " +
+                std::to_string(s.energy_free_kwh) + " kWh");
+}
+
+void Simulation::SetJobPower(JobIndex j) {
+  JobRun& r = runs_[j];
+  double ctx = 0, act = 0;
+  int n = 0;
+  for (const TaskPlacement& t : r.placement) {
+    const int32_t model = cluster_.node(t.node).model;
+    if (model < 0) continue;
+    ctx += model_power_[model].context_w;
+    act += model_power_[model].active_w;
+    ++n;
+  }
+  r.context_w = n > 0 ? ctx / n : 0;
+  r.active_w = n > 0 ? act / n : 0;
 }
 
 void Simulation::Violate(const std::string& name, JobIndex j, const std::string& detail) {
@@ -413,6 +700,8 @@ JobMeter Simulation::MeterOf(JobIndex j) const {
   const Micros end = r.finished ? r.end : (r.running ? now_ : r.start);
   m.held_us = static_cast<double>(r.held_before_us + (end - r.start).us);
   m.busy_gpu_us = r.busy_gpu_us;
+  m.energy_j = r.energy_j;
+  m.busy_energy_j = r.busy_energy_j;
   m.idle_us = r.idle_us;
   return m;
 }
@@ -450,6 +739,10 @@ WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
     std::array<double, kCauses> idle{};
     SplitIdle(std::max(0.0, alloc - useful), in.idle_us, &idle);
     for (size_t c = 0; c < kCauses; ++c) t.idle_gpu_s[c] += idle[c];
+    // The job's idle energy is divided as its idle GPU time is.
+    t.energy_busy_j += in.busy_energy_j;
+    SplitIdle(std::max(0.0, in.energy_j - in.busy_energy_j), in.idle_us, &idle);
+    for (size_t c = 0; c < kCauses; ++c) t.energy_idle_j[c] += idle[c];
   }
   const LevelIntegral c = meter_->TotalAt(we) - meter_->TotalAt(ws);
   const double cluster_alloc =
@@ -460,6 +753,10 @@ WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
                 " GPU-s in the window, the cluster's allocated share integrates to " +
                 std::to_string(cluster_alloc) + " GPU-s");
   t.stranded_gpu_s = static_cast<double>(c.stranded_us) / kMicrosPerSecond;
+  t.energy_free_j = static_cast<double>(c.free_uw_us) / 1e12;
+  t.energy_stranded_j = static_cast<double>(c.stranded_uw_us) / 1e12;
+  t.energy_node_j = static_cast<double>(c.node_uw_us) / 1e12;
+  t.off_gpu_s = static_cast<double>(c.off_gpus_us) / kMicrosPerSecond;
   if (cluster_.total_cpu() > 0)
     t.cpu_alloc_frac_s = static_cast<double>(c.cpu_milli_us) / kMicrosPerSecond /
                          static_cast<double>(cluster_.total_cpu());
@@ -497,6 +794,8 @@ void Simulation::RemoveRunning(JobIndex j) {
     busy_micro_const_ -= r.busy_micro;
     r.busy_micro = 0;
     r.busy_frac = 0;
+    power_const_uw_ -= r.power_uw;
+    r.power_uw = 0;
     for (size_t c = 0; c < kCauses; ++c) idle_micro_const_[c] -= IdleMicro(j, c);
   }
   r.share.fill(0.0f);

@@ -66,6 +66,7 @@ Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t c
       waits.push_back(r.wait_s);
       queued.push_back(r.queued_s);
     }
+    for (size_t c = 0; c < kWaitCauses; ++c) s.wait_cause_h[c] += r.wait_cause_s[c] / 3600.0;
     if (r.outcome == JobOutcome::kFinished || r.outcome == JobOutcome::kKilled) {
       jcts.push_back(r.jct_s);
       slowdowns.push_back(r.slowdown);
@@ -140,6 +141,7 @@ JobFigures FiguresOf(const JobRecord& r) {
   f.outcome = r.outcome;
   f.tenant = r.tenant;
   f.started = r.start.us >= 0;
+  f.wait_cause_s = r.wait_cause_s;
   if (f.started) {
     f.wait_s = r.wait_s();
     f.queued_s = r.queued_s;
@@ -167,6 +169,27 @@ Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& t
   return Compute(
       jobs.size(), [&](size_t i) { return internal::FiguresOf(jobs[i]); }, totals, capacity_gpus,
       window_start, window_end, makespan_s, price_per_gpu_h);
+}
+
+void AddEnergyFigures(const WindowTotals& t, double pue, double price_per_kwh, Summary* s) {
+  constexpr double kJPerKwh = 3.6e6;
+  s->energy_busy_kwh = t.energy_busy_j / kJPerKwh;
+  double idle = 0;
+  for (size_t c = 0; c < t.energy_idle_j.size(); ++c) {
+    s->energy_idle_kwh[c] = t.energy_idle_j[c] / kJPerKwh;
+    idle += t.energy_idle_j[c];
+  }
+  s->energy_alloc_idle_kwh = idle / kJPerKwh;
+  s->energy_free_kwh = t.energy_free_j / kJPerKwh;
+  s->energy_stranded_kwh = t.energy_stranded_j / kJPerKwh;
+  s->energy_node_kwh = t.energy_node_j / kJPerKwh;
+  s->off_gpu_h = t.off_gpu_s / 3600.0;
+  s->energy_it_kwh = (t.energy_busy_j + idle + t.energy_free_j + t.energy_node_j) / kJPerKwh;
+  s->pue = pue;
+  s->energy_facility_kwh = s->energy_it_kwh * pue;
+  s->energy_price_per_kwh = price_per_kwh;
+  s->energy_cost = s->energy_facility_kwh * price_per_kwh;
+  s->idle_alloc_energy_cost = s->energy_alloc_idle_kwh * pue * price_per_kwh;
 }
 
 void AddSampleFigures(const std::vector<Sample>& samples, Summary* s) {

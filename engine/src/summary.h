@@ -19,6 +19,7 @@ struct JobFigures {
   uint32_t tenant = 0;
   double wait_s = 0, queued_s = 0;  // when started
   double jct_s = 0, slowdown = 0;   // when finished or killed
+  std::array<double, kWaitCauses> wait_cause_s{};
 };
 JobFigures FiguresOf(const JobRecord& r);
 

@@ -52,7 +52,10 @@ class SubmitOrderScheduler : public Scheduler {
     while (*it != queue_.end()) {
       const JobIndex j = (*it)->second;
       auto p = placement_->Place(w_->jobs[j], ctx.mask(j), ctx.cluster());
-      if (!p) break;
+      if (!p) {
+        ctx.Waiting(j, WaitCause::kResources);
+        break;
+      }
       if (Status s = ctx.Start(j, *p); !s.ok()) return s;
       *it = queue_.erase(*it);
     }
@@ -90,18 +93,21 @@ class EasyBackfill final : public SubmitOrderScheduler {
       const ModelMask mask = ctx.mask(j);
       const JobShape shape = ShapeOf(job, mask);
       if (no_fit_now.count(shape)) {
+        ctx.Waiting(j, WaitCause::kResources);
         ++it;
         continue;
       }
       auto p = placement_->Place(job, mask, c);
       if (!p) {
         no_fit_now.insert(shape);
+        ctx.Waiting(j, WaitCause::kResources);
         ++it;
         continue;
       }
       bool ok = now + BackfillEstimate(job) <= shadow;
       if (!ok) ok = FitsBeside(*p, job.task, &shadow_state);
       if (!ok) {
+        ctx.Waiting(j, WaitCause::kReservation, WaitCause::kPlacement, head);
         ++it;
         continue;
       }
@@ -219,6 +225,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
           f->second = est;
       }
       if (!p) {  // behind the cap, or the placement policy never fits it
+        ctx.Waiting(j, WaitCause::kResources, WaitCause::kReservation);
         ++it;
         continue;
       }
@@ -230,6 +237,9 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
         AddRunning(j, end);
         it = queue_.erase(it);
       } else {
+        // Reserved for later: what holds it now is its resources, or else
+        // the reservations ahead of it.
+        ctx.Waiting(j, WaitCause::kResources, WaitCause::kReservation);
         const uint32_t id = static_cast<uint32_t>(reservations_.size());
         for (uint32_t k = 0; k < p->size(); ++k) ByNode((*p)[k].node).push_back({false, id, k});
         reservations_.push_back({at, end, j, std::move(*p), false});

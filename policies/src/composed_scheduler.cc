@@ -28,10 +28,14 @@ Status ComposedScheduler::Pass(PassContext& ctx) {
     const Job& job = w.jobs[j];
     const ModelMask mask = ctx.mask(j);
     const JobShape shape = ShapeOf(job, mask);
-    if (failed.count(shape)) return !blocking;
+    if (failed.count(shape)) {
+      ctx.Waiting(j, WaitCause::kResources);
+      return !blocking;
+    }
     std::optional<Placement> p = placement_->Place(job, mask, ctx.cluster());
     if (!p) {
       failed.insert(shape);
+      ctx.Waiting(j, WaitCause::kResources);
       return !blocking;
     }
     error = ctx.Start(j, *p);

@@ -224,6 +224,9 @@ class ShapedContext final : public PassContext {
     if (s.ok()) wait_.Queue(j);
     return s;
   }
+  void Waiting(JobIndex j, WaitCause cause, WaitCause if_fits, JobIndex blocker) override {
+    real_.Waiting(j, cause, if_fits, blocker);
+  }
 
  private:
   PassContext& real_;
@@ -294,6 +297,7 @@ class CoResourceScheduler final : public Scheduler {
   void OnFinish(JobIndex j, Micros now) override { inner_->OnFinish(j, now); }
   Micros NextWakeup(Micros now) const override { return inner_->NextWakeup(now); }
   size_t queued() const override { return inner_->queued(); }
+  WaitCause unexamined_cause() const override { return inner_->unexamined_cause(); }
 
   Status Pass(PassContext& ctx) override {
     ShapedContext proxy(ctx, shaped_, wait_);

@@ -129,6 +129,9 @@ class DrfScheduler final : public Scheduler {
   Status Pass(PassContext& ctx) override { return inner_->Pass(ctx); }
   Micros NextWakeup(Micros now) const override { return inner_->NextWakeup(now); }
   size_t queued() const override { return inner_ ? inner_->queued() : 0; }
+  WaitCause unexamined_cause() const override {
+    return inner_ ? inner_->unexamined_cause() : WaitCause::kQueueOrder;
+  }
 
  private:
   std::string label_;

@@ -81,6 +81,7 @@ class PriorityPreempt final : public Scheduler {
       }
       if (!p) {
         no_fit.insert(shape);
+        ctx.Waiting(j, WaitCause::kResources);
         ++it;
         continue;
       }

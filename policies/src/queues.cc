@@ -44,6 +44,7 @@ class AsRecordedQueue final : public KeyedQueue {
  public:
   PolicyId id() const override { return {"as-recorded", "1"}; }
   bool blocking() const override { return false; }
+  WaitCause unexamined_cause() const override { return WaitCause::kRecordedStart; }
   void Add(JobIndex j, Micros /*now*/) override {
     const Job& job = w_->jobs[j];
     Insert(j, job.recorded_start ? *job.recorded_start : kNever);

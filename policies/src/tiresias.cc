@@ -74,6 +74,7 @@ class Tiresias final : public Scheduler {
         }
         if (!p) {
           no_fit.insert(shape);
+          ctx.Waiting(j, WaitCause::kResources);
           ++it;
           continue;
         }

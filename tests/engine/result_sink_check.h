@@ -47,6 +47,17 @@ inline void ExpectSameRecord(const JobRecord& a, const JobRecord& b) {
   UTILSIM_EXPECT_BITS(a, b, useful_gpu_s);
   for (size_t c = 0; c < a.idle_gpu_s.size(); ++c)
     EXPECT_TRUE(SameBits(a.idle_gpu_s[c], b.idle_gpu_s[c])) << "idle cause " << c;
+  UTILSIM_EXPECT_BITS(a, b, energy_kwh);
+  UTILSIM_EXPECT_BITS(a, b, idle_energy_kwh);
+  for (size_t c = 0; c < a.wait_cause_s.size(); ++c)
+    EXPECT_TRUE(SameBits(a.wait_cause_s[c], b.wait_cause_s[c])) << "wait cause " << c;
+  ASSERT_EQ(a.waits.size(), b.waits.size());
+  for (size_t i = 0; i < a.waits.size(); ++i) {
+    EXPECT_EQ(a.waits[i].from, b.waits[i].from);
+    EXPECT_EQ(a.waits[i].to, b.waits[i].to);
+    EXPECT_EQ(a.waits[i].cause, b.waits[i].cause);
+    EXPECT_EQ(a.waits[i].blocker, b.waits[i].blocker);
+  }
 }
 
 // Every field of two samples, exactly.
@@ -64,11 +75,12 @@ inline void ExpectSameSample(const Sample& a, const Sample& b) {
   for (size_t c = 0; c < a.gpus_idle.size(); ++c)
     EXPECT_TRUE(SameBits(a.gpus_idle[c], b.gpus_idle[c])) << "idle cause " << c;
   UTILSIM_EXPECT_BITS(a, b, frag_gpu_milli);
+  UTILSIM_EXPECT_BITS(a, b, power_w);
 }
 
 // Summary is all 8-byte fields (no padding): when one is added, this size
 // changes and ExpectSameSummary must name it too.
-static_assert(sizeof(Summary) == 44 * 8, "a Summary field was added: compare it below");
+static_assert(sizeof(Summary) == 74 * 8, "a Summary field was added: compare it below");
 
 // Every field of two summaries, exactly, and then their bytes.
 inline void ExpectSameSummary(const Summary& a, const Summary& b) {
@@ -115,6 +127,23 @@ inline void ExpectSameSummary(const Summary& a, const Summary& b) {
   UTILSIM_EXPECT_BITS(a, b, slowdown_p95);
   UTILSIM_EXPECT_BITS(a, b, makespan_s);
   UTILSIM_EXPECT_BITS(a, b, tenant_fairness);
+  UTILSIM_EXPECT_BITS(a, b, energy_it_kwh);
+  UTILSIM_EXPECT_BITS(a, b, energy_busy_kwh);
+  UTILSIM_EXPECT_BITS(a, b, energy_alloc_idle_kwh);
+  for (size_t c = 0; c < a.energy_idle_kwh.size(); ++c)
+    EXPECT_TRUE(SameBits(a.energy_idle_kwh[c], b.energy_idle_kwh[c])) << "idle cause " << c;
+  UTILSIM_EXPECT_BITS(a, b, energy_free_kwh);
+  UTILSIM_EXPECT_BITS(a, b, energy_stranded_kwh);
+  UTILSIM_EXPECT_BITS(a, b, energy_node_kwh);
+  UTILSIM_EXPECT_BITS(a, b, pue);
+  UTILSIM_EXPECT_BITS(a, b, energy_facility_kwh);
+  UTILSIM_EXPECT_BITS(a, b, energy_price_per_kwh);
+  UTILSIM_EXPECT_BITS(a, b, energy_cost);
+  UTILSIM_EXPECT_BITS(a, b, idle_alloc_energy_cost);
+  UTILSIM_EXPECT_BITS(a, b, off_gpu_h);
+  EXPECT_EQ(a.wakeups, b.wakeups);
+  for (size_t c = 0; c < a.wait_cause_h.size(); ++c)
+    EXPECT_TRUE(SameBits(a.wait_cause_h[c], b.wait_cause_h[c])) << "wait cause " << c;
   EXPECT_EQ(a.events, b.events);
   EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << "the summaries' bytes differ";
 }

@@ -164,7 +164,7 @@ TEST(Cli, CsvExportWritesThreeFiles) {
   const std::string dir = testutil::TempDir();
   std::string out;
   ASSERT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --csv " + dir, &out), 0) << out;
-  for (const char* f : {"runs.csv", "jobs.csv", "samples.csv"})
+  for (const char* f : {"runs.csv", "jobs.csv", "samples.csv", "waits.csv"})
     EXPECT_TRUE(fs::exists(dir + "/" + f)) << f;
   const std::string jobs = testutil::ReadFile(dir + "/jobs.csv");
   EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 6);  // header + 5 jobs

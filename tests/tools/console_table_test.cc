@@ -31,6 +31,8 @@ RunResult MakeRun(const std::string& label, double scale) {
   s.jct_mean_s = 5400 * scale;
   s.slowdown_mean = 1.8;
   s.makespan_s = 3 * 86400;
+  s.energy_facility_kwh = 900 * scale;
+  s.energy_alloc_idle_kwh = 300 * scale;
   return r;
 }
 
@@ -63,6 +65,8 @@ TEST(ConsoleTableTest, ComparesAgainstBaseline) {
             "useful GPU-h                     5000.0    5000.0   +0.0 %\n"
             "idle allocated GPU-h             7000.0    5560.0  -20.6 %\n"
             "idle cost @ 2.50/GPU-h         17500.00  13900.00  -20.6 %\n"
+            "energy kWh (facility)             900.0     792.0  -12.0 %\n"
+            "idle alloc kWh (IT)               300.0     264.0  -12.0 %\n"
             "wait p50                        4.2 min   3.7 min  -12.0 %\n"
             "wait p95                          3.5 h     3.5 h   +0.0 %\n"
             "wait p99                         42.0 s    42.0 s   +0.0 %\n"

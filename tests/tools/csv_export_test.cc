@@ -68,21 +68,22 @@ std::vector<RunResult> MakeRuns() {
   return runs;
 }
 
-TEST(CsvExportTest, WritesThreeTablesWithHeaders) {
+TEST(CsvExportTest, WritesFourTablesWithHeaders) {
   std::string dir = testutil::TempDir();
   ASSERT_TRUE(ExportCsv(MakeRuns(), dir).ok());
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"jobs.csv", "runs.csv", "samples.csv"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"jobs.csv", "runs.csv", "samples.csv", "waits.csv"}));
 
   std::vector<std::string> samples = Lines(testutil::ReadFile(dir + "/samples.csv"));
   EXPECT_EQ(samples, (std::vector<std::string>{
                          "run_id,time_s,gpus_allocated,gpus_busy,queued,running,"
                          "cpu_allocated_frac,mem_allocated_frac,gpus_free_whole,gpus_stranded,"
                          "idle_unattributed_gpus,idle_input_gpus,idle_communication_gpus,"
-                         "idle_fixed_gpus,idle_sharing_gpus,idle_storage_gpus,frag_gpu_milli",
-                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1,0,0.75,0.5,0,0,0,"}));
+                         "idle_fixed_gpus,idle_sharing_gpus,idle_storage_gpus,frag_gpu_milli,"
+                         "power_w",
+                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1,0,0.75,0.5,0,0,0,,0"}));
 
   std::vector<std::string> jobs = Lines(testutil::ReadFile(dir + "/jobs.csv"));
   ASSERT_EQ(jobs.size(), 3u);
@@ -91,12 +92,20 @@ TEST(CsvExportTest, WritesThreeTablesWithHeaders) {
             "jct_s,recorded_runtime_s,tasks,gpus,placement,preemptions,alloc_gpu_s,useful_gpu_s,"
             "idle_gpu_s,"
             "idle_unattributed_gpu_s,idle_input_gpu_s,idle_communication_gpu_s,idle_fixed_gpu_s,"
-            "idle_sharing_gpu_s,idle_storage_gpu_s");
+            "idle_sharing_gpu_s,idle_storage_gpu_s,energy_kwh,idle_energy_kwh,wait_capacity_s,"
+            "wait_gpu_model_s,wait_fragmentation_s,wait_co_resource_s,wait_placement_s,"
+            "wait_mig_layout_s,wait_reservation_s,wait_queue_order_s,wait_recorded_start_s,"
+            "wait_preemption_s,wait_power_on_s");
   // Shortest round-trip numbers; quoted text; never-reached times empty.
   EXPECT_EQ(jobs[1],
             "1,0,\"a,b\",0,finished,,1e-06,2.500001,100,2.5,,99.999999,90,1,0.5,n0:3,0,1e-07,"
-            "123456789.125,0.25,0.25,0,0,0,0,0");
-  EXPECT_EQ(jobs[2], "1,1,w,0,unfinished,,5,,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0");
+            "123456789.125,0.25,0.25,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+  EXPECT_EQ(jobs[2],
+            "1,1,w,0,unfinished,,5,,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+  // One row per wait interval (none in these runs): the header only.
+  EXPECT_EQ(Lines(testutil::ReadFile(dir + "/waits.csv")),
+            std::vector<std::string>{"run_id,job_index,from_s,to_s,cause,blocker_index,nodes_model,"
+                                     "nodes_gpus,nodes_cpu,nodes_mem,nodes_fit,nodes_unavailable"});
 }
 
 TEST(CsvExportTest, RunsRowsQuoteTextAndLeaveNanEmpty) {
@@ -125,14 +134,14 @@ TEST(CsvExportTest, ReplacesFilesAndLeavesNoTemporaries) {
     EXPECT_EQ(e.path().string().find(".utilsim-tmp-"), std::string::npos) << e.path();
     ++files;
   }
-  EXPECT_EQ(files, 3u);
+  EXPECT_EQ(files, 4u);
 }
 
 TEST(CsvExportTest, CreatesAMissingDirectoryButNotUnderAFile) {
   const std::string base = testutil::TempDir();
   const std::string dir = base + "/nope/deeper";
   ASSERT_EQ(ExportCsv(MakeRuns(), dir).message(), "");
-  for (const char* f : {"/runs.csv", "/jobs.csv", "/samples.csv"})
+  for (const char* f : {"/runs.csv", "/jobs.csv", "/samples.csv", "/waits.csv"})
     EXPECT_EQ(testutil::ReadFile(dir + f).rfind("run_id,", 0), 0u) << f;
   testutil::WriteFile(base + "/file", "x");
   EXPECT_EQ(ExportCsv(MakeRuns(), base + "/file/sub").message(),

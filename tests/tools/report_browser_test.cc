@@ -171,7 +171,8 @@ TEST(ReportBrowser, EveryChartRendersWithDataAndNoConsoleErrors) {
             0)
       << out;
   const std::vector<std::string> ids = ChartIds(testutil::ReadFile(html));
-  ASSERT_EQ(ids.size(), 8u);  // 3 allocated-vs-busy, wait, JCT, slowdown, idle causes, stranded
+  // 3 allocated-vs-busy, wait, JCT, slowdown, wait causes, idle causes, energy, power, stranded
+  ASSERT_EQ(ids.size(), 11u);
 
   std::string dom, log;
   ASSERT_EQ(OpenInChromium(html, "--dump-dom", &dom, &log), 0) << log;
@@ -207,7 +208,7 @@ TEST(ReportBrowser, CheckFailsOnAChartWithoutDataAndOnAConsoleError) {
   const std::string html = dir + "/empty.html";
   ASSERT_TRUE(WriteReport(runs.value(), html).ok());
   const std::vector<std::string> ids = ChartIds(testutil::ReadFile(html));
-  ASSERT_EQ(ids.size(), 7u);
+  ASSERT_EQ(ids.size(), 10u);
 
   std::string dom, log;
   ASSERT_EQ(OpenInChromium(html, "--dump-dom", &dom, &log), 0) << log;

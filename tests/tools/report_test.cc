@@ -217,7 +217,7 @@ TEST(Report, DeterministicAndSelfContained) {
   EXPECT_FALSE(Has(html, "sourceMappingURL"));
   // A label cannot close the data script.
   const std::string evil = BuildReportHtml({SmallRun("</script><b>x")});
-  EXPECT_EQ(ChartSpecs(evil).size(), 6u);
+  EXPECT_EQ(ChartSpecs(evil).size(), 9u);
   EXPECT_TRUE(Has(evil, "\\u003c/script\\u003e"));
   // A run without samples still gets its chart, with a note.
   RunResult empty = SmallRun("e");
@@ -249,7 +249,7 @@ TEST_F(ReportCli, CompareReportEqualsReportFromTheDatabase) {
   EXPECT_GT(a.size(), 500000u);
   EXPECT_EQ(a, testutil::ReadFile(dir_ + "/b.html"));
   const auto specs = ChartSpecs(a);
-  EXPECT_EQ(specs.size(), 7u);
+  EXPECT_EQ(specs.size(), 10u);
   for (const auto& [id, spec] : specs) EXPECT_FALSE(Rows(spec).empty()) << id;
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_FALSE(Has(e.path().filename().string(), ".utilsim-tmp-")) << e.path();
@@ -279,7 +279,7 @@ TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
   sqlite3_exec(db, "UPDATE meta SET value = '2' WHERE key = 'schema_version'", nullptr, nullptr,
                nullptr);
   sqlite3_close(db);
-  fails("report " + v3 + " -o " + html, "v3.db: schema version 2, expected 4 (written by another");
+  fails("report " + v3 + " -o " + html, "v3.db: schema version 2, expected 5 (written by another");
   // Output paths that cannot be written; checked before the database is read.
   const std::string good = dir_ + "/good.db";
   ASSERT_EQ(WriteResults({SmallRun("a")}, good).message(), "");

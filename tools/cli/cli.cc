@@ -121,7 +121,7 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
   if (!o.out.empty()) {
     if (Status s = WriteResults(runs, o.out, Guard(o, "--out")); !s.ok()) return s;
     std::cout << "\nResults written to " << o.out
-              << " (tables runs, jobs, samples; schema in docs/results.md)\n";
+              << " (tables runs, jobs, samples, waits; schema in docs/results.md)\n";
   }
   if (!o.csv_dir.empty()) {
     if (Status s = ExportCsv(runs, o.csv_dir, Guard(o, "--csv")); !s.ok()) return s;
@@ -540,6 +540,8 @@ int RunMain(int argc, char** argv) {
   CLI::App* shadow = AddShadowReportCommand(&app, shadow_opt);
   SlurmCliOptions slurm_opt;  // utilsim slurm advise (cmd_slurm.cc)
   CLI::App* slurm = AddSlurmCommand(&app, slurm_opt);
+  ExplainCliOptions explain_opt;  // utilsim explain (cmd_explain.cc)
+  CLI::App* explain = AddExplainCommand(&app, explain_opt);
   SweepCliOptions sweep_opt;  // utilsim sweep (cmd_sweep.cc)
   CLI::App* sweep = AddSweepCommand(&app, sweep_opt);
 
@@ -655,6 +657,8 @@ int RunMain(int argc, char** argv) {
     st = ExporterCommand(exporter_opt);
   } else if (*serve) {
     st = ServeCommand(serve_opt, reg);
+  } else if (*explain) {
+    st = ExplainCommand(explain_opt);
   } else if (*shadow) {
     st = ShadowReportCommand(shadow_opt);
     std::vector<std::string> replay;

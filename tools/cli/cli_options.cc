@@ -13,6 +13,7 @@
 #include "utilsim/analysis/sharing.h"
 #include "utilsim/io/formats.h"
 #include "utilsim/policies/coresource.h"
+#include "utilsim/traces/power_yaml.h"
 
 namespace utilsim::cli {
 namespace {
@@ -243,6 +244,36 @@ void AddRunOptions(CLI::App* cmd, CliOptions& o) {
       ->check(checks::AtLeast(0, "USD per GPU-hour"))
       ->capture_default_str()
       ->group(kRunGroup);
+  cmd->add_option("--power", o.run.power_file,
+                  "Power model YAML (docs/energy.md): idle, context and active watts per GPU "
+                  "model, node overhead, PUE; default: the built-in model calibrated on Acme")
+      ->check(CLI::ExistingFile)
+      ->group(kRunGroup);
+  cmd->add_option("--pue", o.run.pue,
+                  "Power usage effectiveness: facility energy / IT energy (default: the power "
+                  "model's, 1.0 built in)")
+      ->check(checks::AtLeast(1, "a ratio >= 1"))
+      ->group(kRunGroup);
+  cmd->add_option("--energy-price", o.run.energy_price,
+                  "Price of one kWh of facility energy in USD, for the energy cost figures")
+      ->check(checks::AtLeast(0, "USD per kWh"))
+      ->capture_default_str()
+      ->group(kRunGroup);
+  cmd->add_option("--power-off-after", o.run.power_off_after_s,
+                  "Switch a node off once it has been empty this many seconds, and wake off nodes "
+                  "when queued jobs do not fit (docs/energy.md); default: never")
+      ->check(checks::AtLeast(0, "seconds"))
+      ->group(kRunGroup);
+  cmd->add_option("--wake-delay", o.run.wake_delay_s,
+                  "With --power-off-after: seconds a woken node takes before it hosts jobs")
+      ->check(checks::AtLeast(0, "seconds"))
+      ->capture_default_str()
+      ->group(kRunGroup);
+  cmd->add_flag("--wait-detail", o.run.wait_detail,
+                "Record, at the start of each wait interval, how many nodes failed the job on "
+                "each constraint (shown by `utilsim explain`; costs a scan of the nodes per "
+                "interval)")
+      ->group(kRunGroup);
   AddGuardOptions(cmd, o);
 }
 
@@ -355,6 +386,10 @@ Status FlagError(const Status& s) {
       {"sample_interval", "--sample-interval"},
       {"horizon", "--horizon"},
       {"price_per_gpu_h", "--price"},
+      {"power", "--power"},
+      {"energy_price_per_kwh", "--energy-price"},
+      {"power_off_after", "--power-off-after"},
+      {"wake_delay", "--wake-delay"},
       {"threads", "--threads"},
       {"policy", "--policy"},
   };
@@ -426,6 +461,22 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   }
   r.seed = seed;
   r.price_per_gpu_h = f.price_per_gpu_h;
+  if (!f.power_file.empty()) {
+    auto p = ReadPowerYaml(f.power_file);
+    if (!p.ok()) return p.status();
+    r.power = p.value();
+  }
+  if (f.pue >= 1) r.power.pue = f.pue;
+  r.energy_price_per_kwh = f.energy_price;
+  if (f.power_off_after_s >= 0) {
+    auto p = seconds(f.power_off_after_s, "--power-off-after", false);
+    if (!p.ok()) return p.status();
+    r.power_off_after = p.value();
+  }
+  auto wake = seconds(f.wake_delay_s, "--wake-delay", false);
+  if (!wake.ok()) return wake.status();
+  r.wake_delay = wake.value();
+  r.wait_detail = f.wait_detail;
   r.threads = f.threads;
   if (Status v = ValidateRunSpec(r); !v.ok()) return FlagError(v);
   return r;

@@ -36,6 +36,12 @@ struct RunFlags {
   double sample_interval_s = 300;
   double horizon_s = -1;  // < 0: no horizon; relative to the first submission
   double price_per_gpu_h = 2.0;
+  std::string power_file;         // "" = the built-in power model
+  double pue = -1;                // < 0: the power model's
+  double energy_price = 0.10;     // USD per kWh
+  double power_off_after_s = -1;  // < 0: never
+  double wake_delay_s = 300;
+  bool wait_detail = false;
   std::string window = "arrivals";
   double warmup_s = 0;
   double restart_cost_s = 0;

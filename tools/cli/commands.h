@@ -70,6 +70,15 @@ bool SlurmReplayWanted(const ShadowReportCliOptions& s, std::vector<std::string>
 CLI::App* AddShadowReportCommand(CLI::App* app, ShadowReportCliOptions& s);
 Status ShadowReportCommand(const ShadowReportCliOptions& s);
 
+// `utilsim explain --db FILE --job NAME` (cmd_explain.cc): why one job
+// waited (docs/explain.md).
+struct ExplainCliOptions {
+  std::string db, job, run;
+  bool json = false;
+};
+CLI::App* AddExplainCommand(CLI::App* app, ExplainCliOptions& s);
+Status ExplainCommand(const ExplainCliOptions& s);
+
 // `utilsim slurm advise` (cmd_slurm.cc): the shadow advisor beside a
 // running Slurm until SIGINT/SIGTERM or --duration (docs/live-slurm.md).
 struct SlurmCliOptions {

@@ -83,6 +83,10 @@ const std::vector<Metric>& ComparisonMetrics() {
       {"useful GPU-h", Kind::kGpuH, [](const Summary& s) { return s.useful_gpu_h; }},
       {"idle allocated GPU-h", Kind::kGpuH, [](const Summary& s) { return s.idle_alloc_gpu_h; }},
       {"idle cost", Kind::kMoney, [](const Summary& s) { return s.idle_cost; }},
+      {"energy kWh (facility)", Kind::kGpuH,
+       [](const Summary& s) { return s.energy_facility_kwh; }},
+      {"idle alloc kWh (IT)", Kind::kGpuH,
+       [](const Summary& s) { return s.energy_alloc_idle_kwh; }},
       {"wait p50", Kind::kDuration, [](const Summary& s) { return s.wait_p50_s; }},
       {"wait p95", Kind::kDuration, [](const Summary& s) { return s.wait_p95_s; }},
       {"wait p99", Kind::kDuration, [](const Summary& s) { return s.wait_p99_s; }},
@@ -173,6 +177,24 @@ std::string FormatComparison(const std::vector<RunResult>& runs, size_t baseline
   return Render(rows);
 }
 
+// The `k` causes with the most queued job-hours, as "capacity 62 %,
+// queue-order 30 %"; "-" when no job queued.
+std::string TopWaitCauses(const Summary& s, size_t k) {
+  double total = 0;
+  std::vector<std::pair<double, size_t>> by;
+  for (size_t c = 0; c < s.wait_cause_h.size(); ++c) {
+    total += s.wait_cause_h[c];
+    if (s.wait_cause_h[c] > 0) by.emplace_back(-s.wait_cause_h[c], c);
+  }
+  if (!(total > 0)) return "-";
+  std::sort(by.begin(), by.end());
+  std::string out;
+  for (size_t i = 0; i < by.size() && i < k; ++i)
+    out += (i ? ", " : "") + std::string(WaitCauseName(static_cast<WaitCause>(by[i].second))) +
+           " " + Fixed(-100.0 * by[i].first / total, 0) + " %";
+  return out;
+}
+
 std::string FormatSummary(const RunResult& run) {
   const RunMeta& m = run.meta;
   const Summary& s = run.summary;
@@ -201,6 +223,14 @@ std::string FormatSummary(const RunResult& run) {
       {"useful GPU-h", Fixed(s.useful_gpu_h, 1)},
       {"idle allocated GPU-h", Fixed(s.idle_alloc_gpu_h, 1)},
       {"idle cost", Fixed(s.idle_cost, 2) + " at " + Fixed(s.price_per_gpu_h, 2) + "/GPU-h"},
+      {"energy IT / facility", Fixed(s.energy_it_kwh, 1) + " / " + Fixed(s.energy_facility_kwh, 1) +
+                                   " kWh (PUE " + Fixed(s.pue, 2) + ")"},
+      {"energy busy/idle/free/node",
+       Fixed(s.energy_busy_kwh, 1) + " / " + Fixed(s.energy_alloc_idle_kwh, 1) + " / " +
+           Fixed(s.energy_free_kwh, 1) + " / " + Fixed(s.energy_node_kwh, 1) + " kWh"},
+      {"idle allocated energy cost",
+       Fixed(s.idle_alloc_energy_cost, 2) + " at " + Fixed(s.energy_price_per_kwh, 2) + "/kWh"},
+      {"queued time by cause", TopWaitCauses(s, 3)},
       {"wait mean/p50/p95/p99/max",
        durations({s.wait_mean_s, s.wait_p50_s, s.wait_p95_s, s.wait_p99_s, s.wait_max_s})},
       {"queued mean/p50/p95/p99/max", durations({s.queued_mean_s, s.queued_p50_s, s.queued_p95_s,

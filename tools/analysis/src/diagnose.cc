@@ -98,6 +98,18 @@ Diagnosis Diagnose(const RunResult& run, const DiagnoseThresholds& th, const Wor
   d.jobs = s.jobs;
   d.window_start_s = s.window_start.seconds();
   d.window_end_s = s.window_end.seconds();
+  d.energy_gpu_kwh = s.energy_busy_kwh + s.energy_alloc_idle_kwh + s.energy_free_kwh;
+  d.energy_alloc_idle_kwh = s.energy_alloc_idle_kwh;
+  d.energy_free_kwh = s.energy_free_kwh;
+  d.energy_facility_kwh = s.energy_facility_kwh;
+  d.pue = s.pue;
+  d.energy_price_per_kwh = s.energy_price_per_kwh;
+  d.idle_alloc_energy_cost = s.idle_alloc_energy_cost;
+  for (size_t c = 0; c < kWaitCauses; ++c)
+    if (s.wait_cause_h[c] > 0)
+      d.wait_causes_h.emplace_back(WaitCauseName(static_cast<WaitCause>(c)), s.wait_cause_h[c]);
+  std::stable_sort(d.wait_causes_h.begin(), d.wait_causes_h.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   const double cap = static_cast<double>(s.capacity_gpus);
 
   // Q1: allocation.

@@ -64,6 +64,23 @@ std::string FormatDiagnosis(const std::vector<Diagnosis>& ds, const DiagnoseThre
     for (const IdleCauseRow& r : d.causes)
       if (std::isnan(r.share_pct)) u.Add({r.cause, text::Fixed(r.gpu_h, 1), Remedies(r, d)});
     out += u.Render("  ");
+    const double gpu = d.energy_gpu_kwh;
+    out += "\nEnergy (IT, GPUs): " + text::Fixed(gpu, 1) + " kWh; idle allocated GPUs drew " +
+           text::Fixed(d.energy_alloc_idle_kwh, 1) + " kWh (" +
+           text::Fixed(gpu > 0 ? 100 * d.energy_alloc_idle_kwh / gpu : 0, 1) + " %), free GPUs " +
+           text::Fixed(d.energy_free_kwh, 1) + " kWh; the idle allocated " + "share costs " +
+           text::Fixed(d.idle_alloc_energy_cost, 2) + " at " +
+           text::Fixed(d.energy_price_per_kwh, 3) + "/kWh and PUE " + text::Fixed(d.pue, 2) +
+           " (facility total " + text::Fixed(d.energy_facility_kwh, 1) + " kWh)\n";
+    double queued = 0;
+    for (const auto& [c, h] : d.wait_causes_h) queued += h;
+    out += "\nWhy jobs waited (queued job-hours by primary cause, docs/waits.md):";
+    if (d.wait_causes_h.empty()) out += " no job waited";
+    for (size_t k = 0; k < d.wait_causes_h.size() && k < 5; ++k)
+      out += std::string(k ? "," : "") + " " + d.wait_causes_h[k].first + " " +
+             text::Fixed(d.wait_causes_h[k].second, 1) + " h (" +
+             text::Fixed(100 * d.wait_causes_h[k].second / queued, 0) + " %)";
+    out += "\n";
   }
   out += "\nThresholds: allocation >= " + text::Fixed(th.high_allocation_pct, 0) + " %; idle > " +
          text::Fixed(th.idle_share_pct, 0) +
@@ -106,6 +123,16 @@ std::string DiagnosisJson(const std::vector<Diagnosis>& ds, const DiagnoseThresh
     j["free_while_queued_gpu_h"] = Num(d.free_while_queued_gpu_h);
     j["mfu"] = {{"available", d.mfu_available}, {"note", d.mfu_note}};
     j["util_measured_pct"] = Num(d.util_measured_pct);
+    j["energy"] = {{"gpu_kwh", Num(d.energy_gpu_kwh)},
+                   {"alloc_idle_kwh", Num(d.energy_alloc_idle_kwh)},
+                   {"free_kwh", Num(d.energy_free_kwh)},
+                   {"facility_kwh", Num(d.energy_facility_kwh)},
+                   {"pue", Num(d.pue)},
+                   {"price_per_kwh", Num(d.energy_price_per_kwh)},
+                   {"idle_alloc_cost", Num(d.idle_alloc_energy_cost)}};
+    nlohmann::ordered_json waits = nlohmann::ordered_json::object();
+    for (const auto& [c, h] : d.wait_causes_h) waits[c] = Num(h);
+    j["wait_causes_h"] = waits;
     nlohmann::ordered_json cs = nlohmann::ordered_json::array();
     for (const auto& r : d.causes)
       cs.push_back({{"cause", r.cause},

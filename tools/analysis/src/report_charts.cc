@@ -214,6 +214,75 @@ Chart IdleCauses(const std::vector<RunResult>& runs, const std::vector<std::stri
   return c;
 }
 
+// Queued job-hours by primary cause (runs.wait_*_h, docs/explain.md).
+Chart WaitCauses(const std::vector<RunResult>& runs, const std::vector<std::string>& names) {
+  json rows = json::array();
+  json domain = json::array();
+  for (size_t c = 0; c < kWaitCauses; ++c)
+    domain.push_back(WaitCauseName(static_cast<WaitCause>(c)));
+  double total = 0;
+  for (size_t r = 0; r < runs.size(); ++r)
+    for (size_t c = 0; c < kWaitCauses; ++c) {
+      total += runs[r].summary.wait_cause_h[c];
+      rows.push_back({{"policy", names[r]},
+                      {"cause", WaitCauseName(static_cast<WaitCause>(c))},
+                      {"h", Round(runs[r].summary.wait_cause_h[c], 3)}});
+    }
+  Chart c;
+  c.id = "wait-causes";
+  c.section = "wait";
+  c.title = "Queued job-hours by primary cause";
+  if (!(total > 0)) c.note = "No job waited.";
+  c.rows = rows.size();
+  c.spec = ChartBase(std::move(rows), static_cast<int>(std::max<size_t>(2, runs.size()) * 36));
+  c.spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
+  c.spec["encoding"] = {
+      {"y", {{"field", "policy"}, {"type", "nominal"}, {"sort", names}, {"title", nullptr}}},
+      {"x",
+       {{"field", "h"}, {"type", "quantitative"}, {"aggregate", "sum"}, {"title", "job-hours"}}},
+      {"color",
+       {{"field", "cause"},
+        {"type", "nominal"},
+        {"scale",
+         {{"domain", domain},
+          {"range",
+           {"#e15759", "#b07aa1", "#f28e2b", "#edc948", "#9c755f", "#ff9da7", "#4e79a7", "#bab0ac",
+            "#76b7b2", "#59a14f", "#8cd17d"}}}},
+        {"legend", {{"orient", "bottom"}, {"title", "cause"}}}}},
+      {"order", {{"field", "cause"}}}};
+  return c;
+}
+
+// Energy inside the window by where it went (runs.energy_*_kwh).
+Chart EnergyBreakdown(const std::vector<RunResult>& runs, const std::vector<std::string>& names) {
+  static const std::array<const char*, 4> kParts = {"busy", "allocated idle", "free", "node"};
+  json rows = json::array();
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const Summary& s = runs[r].summary;
+    const std::array<double, 4> v = {s.energy_busy_kwh, s.energy_alloc_idle_kwh, s.energy_free_kwh,
+                                     s.energy_node_kwh};
+    for (size_t k = 0; k < kParts.size(); ++k)
+      rows.push_back({{"policy", names[r]}, {"part", kParts[k]}, {"kwh", Round(v[k], 3)}});
+  }
+  Chart c;
+  c.id = "energy";
+  c.section = "energy";
+  c.title = "IT energy inside the measurement window, by where it went";
+  c.rows = rows.size();
+  c.spec = ChartBase(std::move(rows), static_cast<int>(std::max<size_t>(2, runs.size()) * 36));
+  c.spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
+  c.spec["encoding"] = {
+      {"y", {{"field", "policy"}, {"type", "nominal"}, {"sort", names}, {"title", nullptr}}},
+      {"x", {{"field", "kwh"}, {"type", "quantitative"}, {"aggregate", "sum"}, {"title", "kWh"}}},
+      {"color",
+       {{"field", "part"},
+        {"type", "nominal"},
+        {"scale", {{"domain", kParts}, {"range", {"#59a14f", "#e15759", "#bab0ac", "#4e79a7"}}}},
+        {"legend", {{"orient", "bottom"}, {"title", nullptr}}}}},
+      {"order", {{"field", "part"}}}};
+  return c;
+}
+
 // A step line per policy over simulated time: rows {policy, t, <field>}.
 void PolicyTimeLines(Chart* c, json rows, const std::string& field, const std::string& y_title,
                      const std::vector<std::string>& names) {
@@ -225,6 +294,22 @@ void PolicyTimeLines(Chart* c, json rows, const std::string& field, const std::s
       {"y", {{"field", field}, {"type", "quantitative"}, {"title", y_title}}},
       {"order", {{"field", "t"}, {"type", "quantitative"}}},
       {"color", PolicyColor(names)}};
+}
+
+Chart Power(const std::vector<RunResult>& runs, const std::vector<std::string>& names,
+            size_t max_points) {
+  json rows = json::array();
+  for (size_t r = 0; r < runs.size(); ++r) {
+    size_t group = 0;
+    for (const auto& p : DownsampleSamples(runs[r].samples, max_points, &group))
+      rows.push_back({{"policy", names[r]}, {"t", Round(p.t_h, 4)}, {"kw", Round(p.power_kw, 3)}});
+  }
+  Chart c;
+  c.id = "power";
+  c.section = "energy";
+  c.title = "IT power over time (GPUs and nodes, before PUE)";
+  PolicyTimeLines(&c, std::move(rows), "kw", "kW", names);
+  return c;
 }
 
 Chart Stranded(const std::vector<RunResult>& runs, const std::vector<std::string>& names,
@@ -313,8 +398,11 @@ ChartSet BuildCharts(const std::vector<RunResult>& runs, const ReportOptions& op
   set.charts.push_back(CdfChart("slowdown", "slowdown", "Bounded slowdown, CDF",
                                 "bounded slowdown (log scale)", "log", names, slowdowns,
                                 opt.max_quantiles, 4, !set.series_skipped));
+  set.charts.push_back(WaitCauses(runs, names));
   set.charts.push_back(IdleCauses(runs, names));
+  set.charts.push_back(EnergyBreakdown(runs, names));
   if (set.series_skipped) return set;
+  set.charts.push_back(Power(runs, names, opt.max_points));
   set.charts.push_back(Stranded(runs, names, opt.max_points));
   if (Chart frag; Fragmentation(runs, names, opt.max_points, &frag))
     set.charts.push_back(std::move(frag));

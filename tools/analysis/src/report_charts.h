@@ -14,7 +14,7 @@ namespace utilsim::report {
 
 struct Chart {
   std::string id;       // unique, [a-z0-9-]; the page's container is "chart-<id>"
-  std::string section;  // alloc, wait, jct, slowdown, idle, stranded, frag
+  std::string section;  // alloc, wait, jct, slowdown, idle, energy, stranded, frag
   std::string title;
   std::string note;     // shown under the chart when not empty (e.g. "no samples")
   size_t rows = 0;      // rows of dataset "main"
@@ -47,7 +47,8 @@ void ChartBlock(std::ostream& os, const Chart& c);
 std::vector<std::string> RunNames(const std::vector<RunResult>& runs);
 
 // Charts, in page order: alloc-busy-<run> for each run (run = 1-based run
-// position), then queue-wait, jct, slowdown, idle-causes, stranded, and
+// position), then queue-wait, jct, slowdown, wait-causes, idle-causes,
+// energy, power, stranded, and
 // fragmentation-chart when some run sampled fragmentation. With more runs
 // than opt.max_series_runs (when not 0), no alloc-busy-*, stranded or
 // fragmentation-chart (series_skipped), and the CDFs have no legend.

@@ -59,12 +59,14 @@ std::vector<SeriesPoint> DownsampleSamples(const std::vector<Sample>& samples, s
       p.allocated += samples[i].gpus_allocated;
       p.busy += samples[i].gpus_busy;
       p.stranded += static_cast<double>(samples[i].gpus_stranded);
+      p.power_kw += samples[i].power_w / 1000;
       p.queued += static_cast<double>(samples[i].queued);
     }
     const double k = static_cast<double>(end - begin);
     p.allocated /= k;
     p.busy /= k;
     p.stranded /= k;
+    p.power_kw /= k;
     p.queued /= k;
     p.frag = frag_n > 0 ? p.frag / static_cast<double>(frag_n) : std::nan("");
     out.push_back(p);

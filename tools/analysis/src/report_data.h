@@ -16,6 +16,7 @@ namespace utilsim::report {
 struct SeriesPoint {
   double t_h = 0;  // time of the group's first sample, hours
   double allocated = 0, busy = 0, stranded = 0, queued = 0;
+  double power_kw = 0;  // samples.power_w / 1000
   // Mean FGD fragmentation (samples.frag_gpu_milli / 1000, GPUs) over the
   // group's samples that recorded it; NaN when none did.
   double frag = 0;

@@ -296,6 +296,11 @@ std::string report::BuildPage(const std::vector<RunResult>& runs, const ReportOp
   os << "<h2>Queue time</h2>\n<p class=\"explain\">Share of the jobs that started whose queue "
         "wait (jobs.wait_s) is at most x. A curve further left is better.</p>\n";
   Charts(os, set, "wait");
+  os << "<p class=\"explain\">Above: every queued second of every job, attributed to one "
+        "primary cause (runs.wait_*_h; docs/explain.md: capacity, gpu-model, fragmentation, "
+        "co-resource, placement, mig-layout, reservation, queue-order, recorded-start, "
+        "preemption, power-on). <code>utilsim explain --db FILE --job NAME</code> shows one "
+        "job's timeline.</p>\n";
   os << "<h2>Job completion time and slowdown</h2>\n<p class=\"explain\">Finished and killed "
         "jobs. JCT = finish - submit (jobs.jct_s); bounded slowdown = max(1, JCT / max(recorded "
         "runtime, 10 s)), as in runs.slowdown_*.</p>\n";
@@ -307,6 +312,21 @@ std::string report::BuildPage(const std::vector<RunResult>& runs, const ReportOp
         "progress model attributes (docs/model.md); the whole-gpu model attributes everything "
         "to unattributed.</p>\n";
   Charts(os, set, "idle");
+
+  os << "<h2>Energy</h2>\n<p class=\"explain\">runs.energy_*_kwh (docs/energy.md): the jobs' "
+        "GPUs while busy (active power x busy GPU time) and while allocated but idle (context "
+        "power), GPUs held by no job (idle power; the free part of a shared GPU at context "
+        "power) and the nodes' non-GPU parts, inside the measurement window, before PUE. "
+        "Idle allocated energy and its cost: ";
+  for (size_t r = 0; r < runs.size(); ++r)
+    os << (r ? ", " : "") << HtmlEscape(names[r]) << " "
+       << Fixed(runs[r].summary.energy_alloc_idle_kwh, 1) << " kWh ("
+       << Fixed(runs[r].summary.idle_alloc_energy_cost, 2) << " at "
+       << Fixed(runs[r].summary.energy_price_per_kwh, 3) << "/kWh, PUE "
+       << Fixed(runs[r].summary.pue, 2) << ")";
+  os << ".</p>\n";
+  Charts(os, set, "energy");
+  if (set.series_skipped) SeriesSkipped(os, runs.size(), opt.max_series_runs, "one line per run");
 
   os << "<h2>Stranded GPUs</h2>\n<p class=\"explain\">samples.gpus_stranded: whole free GPUs "
         "that no GPU job can use because their node's free CPU or memory is too small "

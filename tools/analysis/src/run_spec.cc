@@ -79,6 +79,12 @@ Status ValidateRunSpec(const RunSpec& s) {
   if (!(s.price_per_gpu_h >= 0 && std::isfinite(s.price_per_gpu_h)))
     return bad("price_per_gpu_h: expected a finite number >= 0");
   if (s.threads < 0) return bad("threads: expected >= 0");
+  if (std::string e = CheckPowerModel(s.power); !e.empty()) return bad("power: " + e);
+  if (!(s.energy_price_per_kwh >= 0 && std::isfinite(s.energy_price_per_kwh)))
+    return bad("energy_price_per_kwh: expected a finite number >= 0");
+  if (s.power_off_after && s.power_off_after->us < 0)
+    return bad("power_off_after: expected seconds >= 0");
+  if (s.wake_delay.us < 0) return bad("wake_delay: expected seconds >= 0");
   if (s.host_scale && !(s.host_scale->cpu > 0 && s.host_scale->mem > 0 &&
                         std::isfinite(s.host_scale->cpu) && std::isfinite(s.host_scale->mem)))
     return bad("host_scale: expected CPU and memory factors > 0");
@@ -229,6 +235,11 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   }
   cfg.seed = spec.seed;
   cfg.price_per_gpu_h = spec.price_per_gpu_h;
+  cfg.power = spec.power;
+  cfg.energy_price_per_kwh = spec.energy_price_per_kwh;
+  cfg.power_off_after = spec.power_off_after.value_or(kNever);
+  cfg.wake_delay = spec.wake_delay;
+  cfg.wait_detail = spec.wait_detail;
   cfg.input_digest = in.digest;
   cfg.workload_source = in.workload.source;
   return std::unique_ptr<PreparedRun>(new PreparedRun(std::move(s)));

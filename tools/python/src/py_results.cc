@@ -39,6 +39,14 @@ double Span(Micros from, Micros to) { return to.us < 0 ? kNaN : (to - from).seco
 
 }  // namespace
 
+// A wait cause as in the database's column names: "co-resource" -> "co_resource".
+static std::string WaitColumnName(WaitCause c) {
+  std::string s = WaitCauseName(c);
+  for (char& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+}
+
 py::dict SummaryDict(const Summary& s) {
   py::dict d;
   d["jobs"] = s.jobs;
@@ -85,6 +93,24 @@ py::dict SummaryDict(const Summary& s) {
   d["makespan_s"] = s.makespan_s;
   d["tenant_fairness"] = s.tenant_fairness;
   d["events"] = s.events;
+  d["energy_it_kwh"] = s.energy_it_kwh;
+  d["energy_busy_kwh"] = s.energy_busy_kwh;
+  d["energy_alloc_idle_kwh"] = s.energy_alloc_idle_kwh;
+  for (size_t c = 0; c < kCauses; ++c)
+    d[py::str(std::string("energy_idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_kwh")] =
+        s.energy_idle_kwh[c];
+  d["energy_free_kwh"] = s.energy_free_kwh;
+  d["energy_stranded_kwh"] = s.energy_stranded_kwh;
+  d["energy_node_kwh"] = s.energy_node_kwh;
+  d["pue"] = s.pue;
+  d["energy_facility_kwh"] = s.energy_facility_kwh;
+  d["energy_price_per_kwh"] = s.energy_price_per_kwh;
+  d["energy_cost"] = s.energy_cost;
+  d["idle_alloc_energy_cost"] = s.idle_alloc_energy_cost;
+  d["off_gpu_h"] = s.off_gpu_h;
+  d["wakeups"] = s.wakeups;
+  for (size_t c = 0; c < kWaitCauses; ++c)
+    d[py::str("wait_" + WaitColumnName(static_cast<WaitCause>(c)) + "_h")] = s.wait_cause_h[c];
   return d;
 }
 
@@ -141,6 +167,11 @@ py::dict JobColumns(const std::vector<JobRecord>& jobs) {
   for (size_t c = 0; c < kCauses; ++c)
     d[py::str(std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpu_s")] =
         Column<double>(n, [&](size_t i) { return J[i].idle_gpu_s[c]; });
+  d["energy_kwh"] = Column<double>(n, [&](size_t i) { return J[i].energy_kwh; });
+  d["idle_energy_kwh"] = Column<double>(n, [&](size_t i) { return J[i].idle_energy_kwh; });
+  for (size_t c = 0; c < kWaitCauses; ++c)
+    d[py::str("wait_" + WaitColumnName(static_cast<WaitCause>(c)) + "_s")] =
+        Column<double>(n, [&](size_t i) { return J[i].wait_cause_s[c]; });
   return d;
 }
 
@@ -161,6 +192,7 @@ py::dict SampleColumns(const std::vector<Sample>& samples) {
     d[py::str(std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpus")] =
         Column<double>(n, [&](size_t i) { return S[i].gpus_idle[c]; });
   d["frag_gpu_milli"] = Column<double>(n, [&](size_t i) { return S[i].frag_gpu_milli; });
+  d["power_w"] = Column<double>(n, [&](size_t i) { return S[i].power_w; });
   return d;
 }
 

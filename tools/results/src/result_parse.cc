@@ -110,6 +110,7 @@ Status ParseRunRow(const std::vector<Cell>& row, RunResult* run) {
     if (f.count) run->summary.*f.count = r.Int();
     if (f.time) run->summary.*f.time = r.Time();
     if (f.real) run->summary.*f.real = r.Real();
+    if (f.slot) *f.slot(&run->summary) = r.Real();
   }
   return r.status();
 }
@@ -137,6 +138,9 @@ Status ParseJobRow(const std::vector<Cell>& row, JobRecord* j) {
   j->useful_gpu_s = r.Real();
   r.Skip();  // idle_gpu_s, the sum of the causes
   for (double& v : j->idle_gpu_s) v = r.Real();
+  j->energy_kwh = r.Real();
+  j->idle_energy_kwh = r.Real();
+  for (double& v : j->wait_cause_s) v = r.Real();
   if (!r.status().ok()) return r.status();
   for (JobOutcome o : {JobOutcome::kFinished, JobOutcome::kRejected, JobOutcome::kUnfinished,
                        JobOutcome::kKilled}) {
@@ -161,7 +165,41 @@ Status ParseSampleRow(const std::vector<Cell>& row, Sample* s) {
   s->gpus_stranded = r.Int();
   for (double& v : s->gpus_idle) v = r.Real();
   s->frag_gpu_milli = r.Real();
+  s->power_w = r.Real();
   return r.status();
+}
+
+Status ParseWaitRow(const std::vector<Cell>& row, std::vector<JobRecord>* jobs) {
+  RowReader r(WaitsTable(), row);
+  const int64_t job = r.Int();
+  WaitInterval w;
+  w.from = r.Time();
+  w.to = r.Time();
+  const std::string cause = r.Text();
+  const double blocker = r.Real();  // NULL: none
+  double counts[6];
+  for (double& v : counts) v = r.Real();  // NULL: not recorded
+  if (!r.status().ok()) return r.status();
+  if (!std::isnan(counts[0])) {
+    w.nodes.known = true;
+    int32_t* out[] = {&w.nodes.model, &w.nodes.gpus, &w.nodes.cpu,
+                      &w.nodes.mem,   &w.nodes.fits, &w.nodes.unavailable};
+    for (int k = 0; k < 6; ++k) *out[k] = static_cast<int32_t>(counts[k]);
+  }
+  if (!ParseWaitCause(cause, &w.cause))
+    return Status::Error("table waits, column cause: unknown cause '" + cause + "'");
+  if (!std::isnan(blocker)) {
+    if (blocker < 0 || blocker >= static_cast<double>(jobs->size()))
+      return Status::Error("table waits, column blocker_index: no job " +
+                           std::to_string(static_cast<int64_t>(blocker)));
+    w.blocker = static_cast<JobIndex>(blocker);
+  }
+  // Jobs are stored in job order, one row each: the index is the position.
+  if (job < 0 || job >= static_cast<int64_t>(jobs->size()) ||
+      (*jobs)[static_cast<size_t>(job)].job != static_cast<JobIndex>(job))
+    return Status::Error("table waits, column job_index: no job " + std::to_string(job));
+  (*jobs)[static_cast<size_t>(job)].waits.push_back(w);
+  return Status::Ok();
 }
 
 }  // namespace utilsim::results

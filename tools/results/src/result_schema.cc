@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "utilsim/engine/units.h"
 
@@ -13,6 +14,38 @@ constexpr size_t kCauses = static_cast<size_t>(IdleCause::kCount);
 SummaryField Count(const char* n, int64_t Summary::*p) { return {n, p, nullptr, nullptr}; }
 SummaryField Time(const char* n, Micros Summary::*p) { return {n, nullptr, p, nullptr}; }
 SummaryField Real(const char* n, double Summary::*p) { return {n, nullptr, nullptr, p}; }
+
+// A cause name as a column name: "co-resource" -> "co_resource".
+std::string Underscored(std::string s) {
+  for (char& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+}
+
+template <size_t I>
+double* EnergyIdle(Summary* s) {
+  return &s->energy_idle_kwh[I];
+}
+template <size_t I>
+double* WaitHours(Summary* s) {
+  return &s->wait_cause_h[I];
+}
+template <size_t... I>
+void AddEnergyIdle(std::vector<SummaryField>* f, std::index_sequence<I...>) {
+  (f->push_back({std::string("energy_idle_") + IdleCauseName(static_cast<IdleCause>(I)) + "_kwh",
+                 nullptr, nullptr, nullptr, &EnergyIdle<I>}),
+   ...);
+}
+template <size_t... I>
+void AddWaitHours(std::vector<SummaryField>* f, std::index_sequence<I...>) {
+  (f->push_back({"wait_" + Underscored(WaitCauseName(static_cast<WaitCause>(I))) + "_h", nullptr,
+                 nullptr, nullptr, &WaitHours<I>}),
+   ...);
+}
+
+std::string WaitColumn(size_t cause) {
+  return "wait_" + Underscored(WaitCauseName(static_cast<WaitCause>(cause))) + "_s";
+}
 
 std::string IdleColumn(size_t cause) {
   return std::string("idle_") + IdleCauseName(static_cast<IdleCause>(cause)) + "_gpu_s";
@@ -29,52 +62,70 @@ Cell SpanCell(Micros from, Micros to) {
 }  // namespace
 
 const std::vector<SummaryField>& SummaryFields() {
-  static const std::vector<SummaryField> kFields = {
-      Count("jobs", &Summary::jobs),
-      Count("finished", &Summary::finished),
-      Count("rejected", &Summary::rejected),
-      Count("unfinished", &Summary::unfinished),
-      Count("killed", &Summary::killed),
-      Count("capacity_gpus", &Summary::capacity_gpus),
-      Time("window_start_s", &Summary::window_start),
-      Time("window_end_s", &Summary::window_end),
-      Real("alloc_gpu_h", &Summary::alloc_gpu_h),
-      Real("useful_gpu_h", &Summary::useful_gpu_h),
-      Real("idle_alloc_gpu_h", &Summary::idle_alloc_gpu_h),
-      Real("allocation_pct", &Summary::allocation_pct),
-      Real("effective_util_pct", &Summary::effective_util_pct),
-      Real("price_per_gpu_h", &Summary::price_per_gpu_h),
-      Real("idle_cost", &Summary::idle_cost),
-      Real("idle_input_gpu_h", &Summary::idle_input_gpu_h),
-      Real("idle_storage_gpu_h", &Summary::idle_storage_gpu_h),
-      Real("idle_communication_gpu_h", &Summary::idle_comm_gpu_h),
-      Real("idle_fixed_gpu_h", &Summary::idle_fixed_gpu_h),
-      Real("idle_sharing_gpu_h", &Summary::idle_sharing_gpu_h),
-      Real("idle_unattributed_gpu_h", &Summary::idle_unattributed_gpu_h),
-      Real("stranded_gpu_h", &Summary::stranded_gpu_h),
-      Real("cpu_alloc_pct", &Summary::cpu_alloc_pct),
-      Real("mem_alloc_pct", &Summary::mem_alloc_pct),
-      Real("frag_mean_pct", &Summary::frag_mean_pct),
-      Real("wait_mean_s", &Summary::wait_mean_s),
-      Real("wait_p50_s", &Summary::wait_p50_s),
-      Real("wait_p95_s", &Summary::wait_p95_s),
-      Real("wait_p99_s", &Summary::wait_p99_s),
-      Real("wait_max_s", &Summary::wait_max_s),
-      Real("queued_mean_s", &Summary::queued_mean_s),
-      Real("queued_p50_s", &Summary::queued_p50_s),
-      Real("queued_p95_s", &Summary::queued_p95_s),
-      Real("queued_p99_s", &Summary::queued_p99_s),
-      Real("queued_max_s", &Summary::queued_max_s),
-      Real("jct_mean_s", &Summary::jct_mean_s),
-      Real("jct_p50_s", &Summary::jct_p50_s),
-      Real("jct_p95_s", &Summary::jct_p95_s),
-      Real("slowdown_mean", &Summary::slowdown_mean),
-      Real("slowdown_p50", &Summary::slowdown_p50),
-      Real("slowdown_p95", &Summary::slowdown_p95),
-      Real("makespan_s", &Summary::makespan_s),
-      Real("tenant_fairness", &Summary::tenant_fairness),
-      Count("events", &Summary::events),
-  };
+  static const std::vector<SummaryField> kFields = [] {
+    std::vector<SummaryField> f = {
+        Count("jobs", &Summary::jobs),
+        Count("finished", &Summary::finished),
+        Count("rejected", &Summary::rejected),
+        Count("unfinished", &Summary::unfinished),
+        Count("killed", &Summary::killed),
+        Count("capacity_gpus", &Summary::capacity_gpus),
+        Time("window_start_s", &Summary::window_start),
+        Time("window_end_s", &Summary::window_end),
+        Real("alloc_gpu_h", &Summary::alloc_gpu_h),
+        Real("useful_gpu_h", &Summary::useful_gpu_h),
+        Real("idle_alloc_gpu_h", &Summary::idle_alloc_gpu_h),
+        Real("allocation_pct", &Summary::allocation_pct),
+        Real("effective_util_pct", &Summary::effective_util_pct),
+        Real("price_per_gpu_h", &Summary::price_per_gpu_h),
+        Real("idle_cost", &Summary::idle_cost),
+        Real("idle_input_gpu_h", &Summary::idle_input_gpu_h),
+        Real("idle_storage_gpu_h", &Summary::idle_storage_gpu_h),
+        Real("idle_communication_gpu_h", &Summary::idle_comm_gpu_h),
+        Real("idle_fixed_gpu_h", &Summary::idle_fixed_gpu_h),
+        Real("idle_sharing_gpu_h", &Summary::idle_sharing_gpu_h),
+        Real("idle_unattributed_gpu_h", &Summary::idle_unattributed_gpu_h),
+        Real("stranded_gpu_h", &Summary::stranded_gpu_h),
+        Real("cpu_alloc_pct", &Summary::cpu_alloc_pct),
+        Real("mem_alloc_pct", &Summary::mem_alloc_pct),
+        Real("frag_mean_pct", &Summary::frag_mean_pct),
+        Real("wait_mean_s", &Summary::wait_mean_s),
+        Real("wait_p50_s", &Summary::wait_p50_s),
+        Real("wait_p95_s", &Summary::wait_p95_s),
+        Real("wait_p99_s", &Summary::wait_p99_s),
+        Real("wait_max_s", &Summary::wait_max_s),
+        Real("queued_mean_s", &Summary::queued_mean_s),
+        Real("queued_p50_s", &Summary::queued_p50_s),
+        Real("queued_p95_s", &Summary::queued_p95_s),
+        Real("queued_p99_s", &Summary::queued_p99_s),
+        Real("queued_max_s", &Summary::queued_max_s),
+        Real("jct_mean_s", &Summary::jct_mean_s),
+        Real("jct_p50_s", &Summary::jct_p50_s),
+        Real("jct_p95_s", &Summary::jct_p95_s),
+        Real("slowdown_mean", &Summary::slowdown_mean),
+        Real("slowdown_p50", &Summary::slowdown_p50),
+        Real("slowdown_p95", &Summary::slowdown_p95),
+        Real("makespan_s", &Summary::makespan_s),
+        Real("tenant_fairness", &Summary::tenant_fairness),
+        Count("events", &Summary::events),
+        Real("energy_it_kwh", &Summary::energy_it_kwh),
+        Real("energy_busy_kwh", &Summary::energy_busy_kwh),
+        Real("energy_alloc_idle_kwh", &Summary::energy_alloc_idle_kwh),
+    };
+    AddEnergyIdle(&f, std::make_index_sequence<kCauses>());
+    for (SummaryField x :
+         {Real("energy_free_kwh", &Summary::energy_free_kwh),
+          Real("energy_stranded_kwh", &Summary::energy_stranded_kwh),
+          Real("energy_node_kwh", &Summary::energy_node_kwh), Real("pue", &Summary::pue),
+          Real("energy_facility_kwh", &Summary::energy_facility_kwh),
+          Real("energy_price_per_kwh", &Summary::energy_price_per_kwh),
+          Real("energy_cost", &Summary::energy_cost),
+          Real("idle_alloc_energy_cost", &Summary::idle_alloc_energy_cost),
+          Real("off_gpu_h", &Summary::off_gpu_h), Count("wakeups", &Summary::wakeups)})
+      f.push_back(x);
+    AddWaitHours(&f, std::make_index_sequence<kWaitCauses>());
+    return f;
+  }();
   return kFields;
 }
 
@@ -129,6 +180,9 @@ const Table& JobsTable() {
              {"useful_gpu_s", T::kReal},
              {"idle_gpu_s", T::kReal}}};
     for (size_t c = 0; c < kCauses; ++c) t.columns.push_back({IdleColumn(c), T::kReal});
+    t.columns.push_back({"energy_kwh", T::kReal});
+    t.columns.push_back({"idle_energy_kwh", T::kReal});
+    for (size_t c = 0; c < kWaitCauses; ++c) t.columns.push_back({WaitColumn(c), T::kReal});
     return t;
   }();
   return kTable;
@@ -152,9 +206,42 @@ const Table& SamplesTable() {
       t.columns.push_back(
           {std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpus", T::kReal});
     t.columns.push_back({"frag_gpu_milli", T::kReal});
+    t.columns.push_back({"power_w", T::kReal});
     return t;
   }();
   return kTable;
+}
+
+const Table& WaitsTable() {
+  static const Table kTable = [] {
+    using T = ColumnType;
+    return Table{"waits",
+                 {{"run_id", T::kInteger},
+                  {"job_index", T::kInteger},
+                  {"from_s", T::kReal},
+                  {"to_s", T::kReal},
+                  {"cause", T::kText},
+                  {"blocker_index", T::kInteger},
+                  {"nodes_model", T::kInteger},
+                  {"nodes_gpus", T::kInteger},
+                  {"nodes_cpu", T::kInteger},
+                  {"nodes_mem", T::kInteger},
+                  {"nodes_fit", T::kInteger},
+                  {"nodes_unavailable", T::kInteger}}};
+  }();
+  return kTable;
+}
+
+void WaitRow(int64_t run_id, JobIndex job, const WaitInterval& w, std::vector<Cell>* row) {
+  *row = {Cell::Int(run_id),
+          Cell::Int(job),
+          TimeCell(w.from),
+          TimeCell(w.to),
+          Cell::Text(WaitCauseName(w.cause)),
+          w.blocker == kNoBlocker ? Cell::Null() : Cell::Int(w.blocker)};
+  const NodeCounts& n = w.nodes;
+  for (int32_t v : {n.model, n.gpus, n.cpu, n.mem, n.fits, n.unavailable})
+    row->push_back(n.known ? Cell::Int(v) : Cell::Null());
 }
 
 void RunRow(int64_t run_id, const RunResult& run, std::vector<Cell>* row) {
@@ -177,6 +264,7 @@ void RunRow(int64_t run_id, const RunResult& run, std::vector<Cell>* row) {
     if (f.count) row->push_back(Cell::Int(run.summary.*f.count));
     if (f.time) row->push_back(TimeCell(run.summary.*f.time));
     if (f.real) row->push_back(Cell::Real(run.summary.*f.real));
+    if (f.slot) row->push_back(Cell::Real(*f.slot(const_cast<Summary*>(&run.summary))));
   }
 }
 
@@ -204,6 +292,9 @@ void JobRow(int64_t run_id, const JobRecord& j, std::vector<Cell>* row) {
           Cell::Real(j.useful_gpu_s),
           Cell::Real(idle)};
   for (double v : j.idle_gpu_s) row->push_back(Cell::Real(v));
+  row->push_back(Cell::Real(j.energy_kwh));
+  row->push_back(Cell::Real(j.idle_energy_kwh));
+  for (double v : j.wait_cause_s) row->push_back(Cell::Real(v));
 }
 
 void SampleRow(int64_t run_id, const Sample& s, std::vector<Cell>* row) {
@@ -219,6 +310,7 @@ void SampleRow(int64_t run_id, const Sample& s, std::vector<Cell>* row) {
           Cell::Int(s.gpus_stranded)};
   for (double v : s.gpus_idle) row->push_back(Cell::Real(v));
   row->push_back(Cell::Real(s.frag_gpu_milli));  // NaN is written as NULL
+  row->push_back(Cell::Real(s.power_w));
 }
 
 }  // namespace utilsim::results

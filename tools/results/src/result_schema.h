@@ -43,23 +43,27 @@ struct Table {
 
 // A Summary member as a column of the runs table. Exactly one pointer is set.
 struct SummaryField {
-  const char* name;
+  std::string name;
   int64_t Summary::*count = nullptr;
   Micros Summary::*time = nullptr;
   double Summary::*real = nullptr;
+  double* (*slot)(Summary*) = nullptr;  // an element of an array member
 };
 // The Summary columns of the runs table, in order (after the run's identity).
 const std::vector<SummaryField>& SummaryFields();
 
-// The three data tables; every row starts with run_id.
+// The data tables; every row starts with run_id.
 const Table& RunsTable();
 const Table& JobsTable();
 const Table& SamplesTable();
+// One row per interval of a job's wait (JobRecord::waits), in job order.
+const Table& WaitsTable();
 
 // Fill `row` (cleared first) with the cells of one record, in column order.
 void RunRow(int64_t run_id, const RunResult& run, std::vector<Cell>* row);
 void JobRow(int64_t run_id, const JobRecord& job, std::vector<Cell>* row);
 void SampleRow(int64_t run_id, const Sample& sample, std::vector<Cell>* row);
+void WaitRow(int64_t run_id, JobIndex job, const WaitInterval& w, std::vector<Cell>* row);
 
 // Inverse of the above (result_parse.cc) for a row read back (run_id included at index 0, not
 // interpreted). Derived columns (wait_s, jct_s, idle_gpu_s) are ignored.
@@ -67,5 +71,7 @@ void SampleRow(int64_t run_id, const Sample& sample, std::vector<Cell>* row);
 Status ParseRunRow(const std::vector<Cell>& row, RunResult* run);
 Status ParseJobRow(const std::vector<Cell>& row, JobRecord* job);
 Status ParseSampleRow(const std::vector<Cell>& row, Sample* sample);
+// A waits row: appends the interval to (*jobs)[its job index].
+Status ParseWaitRow(const std::vector<Cell>& row, std::vector<JobRecord>* jobs);
 
 }  // namespace utilsim::results

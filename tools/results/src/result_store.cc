@@ -99,7 +99,8 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
                "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768; BEGIN")) {
     return fail("cannot configure database");
   }
-  const Table* tables[] = {&results::RunsTable(), &results::JobsTable(), &results::SamplesTable()};
+  const Table* tables[] = {&results::RunsTable(), &results::JobsTable(), &results::SamplesTable(),
+                           &results::WaitsTable()};
   if (!db.Exec("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")) {
     return fail("cannot create tables");
   }
@@ -120,8 +121,8 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
 
   // Table by table, runs in order: one contiguous stretch of pages per table.
   std::vector<Cell> row;
-  Stmt insert[3];
-  for (int t = 0; t < 3; ++t) {
+  Stmt insert[4];
+  for (int t = 0; t < 4; ++t) {
     if (!insert[t].Prepare(db, InsertSql(*tables[t]))) return fail("cannot write");
   }
   for (size_t r = 0; r < runs.size(); ++r) {
@@ -138,6 +139,14 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
     for (const Sample& s : runs[r].samples) {
       results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
       if (!InsertRow(insert[2].get(), row)) return fail("cannot write samples");
+    }
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    for (const JobRecord& j : runs[r].jobs) {
+      for (const WaitInterval& w : j.waits) {
+        results::WaitRow(static_cast<int64_t>(r + 1), j.job, w, &row);
+        if (!InsertRow(insert[3].get(), row)) return fail("cannot write waits");
+      }
     }
   }
   if (!db.Exec("COMMIT")) return fail("cannot commit");
@@ -269,6 +278,12 @@ Result<std::vector<RunResult>> ReadResults(const std::string& path) {
     s = ReadTable(db, results::SamplesTable(), "rowid", run_index, path,
                   [&](size_t r, const std::vector<Cell>& row) {
                     return results::ParseSampleRow(row, &runs[r].samples.emplace_back());
+                  });
+  }
+  if (s.ok()) {
+    s = ReadTable(db, results::WaitsTable(), "rowid", run_index, path,
+                  [&](size_t r, const std::vector<Cell>& row) {
+                    return results::ParseWaitRow(row, &runs[r].jobs);
                   });
   }
   if (!s.ok()) return s;

@@ -10,6 +10,7 @@
 
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/time.h"
+#include "utilsim/engine/wait.h"
 
 namespace utilsim {
 
@@ -58,6 +59,14 @@ struct JobRecord {
   // never more than alloc_gpu_s (an invariant of every run).
   double useful_gpu_s = 0;
   std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_gpu_s{};  // by cause
+  // Energy of the job's GPU share over its run intervals (power.h), kWh:
+  // active power x busy GPU time + context power x idle GPU time; the idle
+  // part apart. GPUs only: node overhead and PUE are run-level figures.
+  double energy_kwh = 0, idle_energy_kwh = 0;
+  // Queued time by primary cause (wait.h, WaitCause order), seconds; they sum
+  // to queued_s. And the intervals themselves, in time order.
+  std::array<double, kWaitCauses> wait_cause_s{};
+  std::vector<WaitInterval> waits;
 
   double wait_s() const { return start.us < 0 ? -1 : (start - submit).seconds(); }
   double jct_s() const { return finish.us < 0 ? -1 : (finish - submit).seconds(); }
@@ -82,6 +91,9 @@ struct Sample {
   // Fragmentation of the free GPU share now, milli-GPU (SimConfig::
   // fragmentation, e.g. the FGD measure); NaN when not computed.
   double frag_gpu_milli = std::numeric_limits<double>::quiet_NaN();
+  // IT power now (power.h): every GPU at its state's power plus the powered
+  // nodes' non-GPU power, watts (before PUE).
+  double power_w = 0;
 };
 
 struct Summary {
@@ -109,6 +121,27 @@ struct Summary {
   // samples of frag_gpu_milli / free GPU share x 100 (samples with no free
   // GPU share left out); NaN when not computed.
   double frag_mean_pct = std::numeric_limits<double>::quiet_NaN();
+  // Energy inside the window (power.h, docs/energy.md), kWh. IT energy =
+  // busy + allocated-idle + free + node; free includes stranded.
+  double energy_it_kwh = 0;
+  double energy_busy_kwh = 0;        // jobs' GPUs: active power x busy GPU time
+  double energy_alloc_idle_kwh = 0;  // jobs' GPUs: context power x idle GPU time
+  std::array<double, static_cast<size_t>(IdleCause::kCount)> energy_idle_kwh{};  // ... by cause
+  double energy_free_kwh = 0;      // GPU share held by no job (powered)
+  double energy_stranded_kwh = 0;  // of which stranded GPUs
+  double energy_node_kwh = 0;      // nodes' non-GPU parts
+  double pue = 1;
+  double energy_facility_kwh = 0;  // energy_it_kwh x pue
+  double energy_price_per_kwh = 0;
+  double energy_cost = 0;             // energy_facility_kwh x price
+  double idle_alloc_energy_cost = 0;  // energy_alloc_idle_kwh x pue x price
+  // Queued job-hours by primary cause (wait.h), summed over every job's
+  // queued intervals (not clipped to the window, like the wait figures).
+  std::array<double, kWaitCauses> wait_cause_h{};
+  // Powering off idle nodes (SimConfig::power_off_after): GPU-hours of
+  // capacity switched off inside the window, and wake-ups over the run.
+  double off_gpu_h = 0;
+  int64_t wakeups = 0;
   // Wait: submit to first start, over the jobs that started.
   double wait_mean_s = 0, wait_p50_s = 0, wait_p95_s = 0, wait_p99_s = 0, wait_max_s = 0;
   // Queued: total time queued (JobRecord::queued_s), over the same jobs; equal
@@ -156,6 +189,10 @@ struct WindowTotals {
   double stranded_gpu_s = 0;
   double cpu_alloc_frac_s = 0;  // allocated / total CPU, integrated over seconds
   double mem_alloc_frac_s = 0;
+  double energy_busy_j = 0;  // energy, joules (Summary's kWh figures)
+  std::array<double, static_cast<size_t>(IdleCause::kCount)> energy_idle_j{};
+  double energy_free_j = 0, energy_stranded_j = 0, energy_node_j = 0;
+  double off_gpu_s = 0;  // GPU-seconds of powered-off nodes
 };
 
 // Summary figures: GPU-hours and percentages from `totals` over
@@ -167,6 +204,10 @@ struct WindowTotals {
 Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& totals,
                        int64_t capacity_gpus, Micros window_start, Micros window_end,
                        double makespan_s, double price_per_gpu_h);
+
+// Fills the energy figures of s from t (the window's joules), the PUE and the
+// energy price per kWh.
+void AddEnergyFigures(const WindowTotals& t, double pue, double price_per_kwh, Summary* s);
 
 // Fills the sampled figure of s (frag_mean_pct) from the samples taken in
 // [s.window_start, s.window_end).

@@ -12,6 +12,7 @@
 #include "utilsim/engine/placement.h"
 #include "utilsim/engine/status.h"
 #include "utilsim/engine/time.h"
+#include "utilsim/engine/wait.h"
 
 namespace utilsim {
 
@@ -62,6 +63,17 @@ class PassContext {
   // is queued again: the scheduler must put it back in its own queue. Error
   // if j is not running.
   virtual Status Preempt(JobIndex j) = 0;
+
+  // Wait attribution (wait.h, docs/waits.md): queued job j was examined in
+  // this pass and did not start, because of `cause` (WaitCause::kResources:
+  // it did not fit, the engine classifies on the state at the end of the
+  // pass, with `if_fits` when every count says it fits); `blocker` is the job
+  // whose reservation held it back, when there is one. A job not reported in
+  // a pass waits on the queue ahead of it (Scheduler::unexamined_cause). The
+  // last report of a job in a pass counts. Optional: the default ignores it.
+  virtual void Waiting(JobIndex /*j*/, WaitCause /*cause*/,
+                       WaitCause /*if_fits*/ = WaitCause::kPlacement,
+                       JobIndex /*blocker*/ = kNoBlocker) {}
 };
 
 class Scheduler {
@@ -86,6 +98,9 @@ class Scheduler {
   virtual Micros NextWakeup(Micros now) const = 0;
   // Jobs currently queued.
   virtual size_t queued() const = 0;
+  // The cause of a queued job's wait while a pass does not examine it
+  // (wait.h): kQueueOrder; as-recorded queues, kRecordedStart.
+  virtual WaitCause unexamined_cause() const { return WaitCause::kQueueOrder; }
 };
 
 }  // namespace utilsim

@@ -10,6 +10,7 @@
 #include "utilsim/engine/engine.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/metrics.h"
+#include "utilsim/engine/power.h"
 #include "utilsim/engine/progress.h"
 #include "utilsim/engine/result_sink.h"
 #include "utilsim/engine/scheduler.h"
@@ -32,6 +33,20 @@ struct SimConfig {
   Micros horizon = kNever;                // events after this time are not processed
   uint64_t seed = 1;                      // recorded in results; policies draw from it
   double price_per_gpu_h = 2.0;           // USD per GPU-hour, for the idle cost figure
+  // Power of GPUs and nodes (power.h), for the energy figures; must pass
+  // CheckPowerModel.
+  PowerModel power = DefaultPowerModel();
+  double energy_price_per_kwh = 0.10;  // USD per kWh (facility energy), >= 0
+  // Powering off free nodes (docs/energy.md, "Powering off idle nodes"): a
+  // node with nothing on it for `power_off_after` is switched off (no power,
+  // hosts nothing); when queued jobs do not fit, off nodes are woken, and
+  // host again `wake_delay` later. kNever = never switch off.
+  Micros power_off_after = kNever;
+  Micros wake_delay = Seconds(300);  // >= 0
+  // Wait attribution detail: at the start of each wait interval with a
+  // resource cause, count the nodes failing the job on each constraint
+  // (WaitInterval::nodes; O(nodes) per interval, so off by default).
+  bool wait_detail = false;
   Window window = Window::kArrivals;
   Micros warmup{0};  // skipped at the start of a kArrivals window
   // Work a preempted job loses (checkpoint interval + restart), in recorded

@@ -29,6 +29,7 @@ class ComposedScheduler final : public Scheduler {
     return std::min(queue_->NextWakeup(now), placement_->NextWakeup(now));
   }
   size_t queued() const override { return queue_->size(); }
+  WaitCause unexamined_cause() const override { return queue_->unexamined_cause(); }
 
  private:
   std::string label_;

@@ -32,6 +32,9 @@ class QueuePolicy {
   // Earliest time > now at which a queued job becomes eligible, or kNever.
   virtual Micros NextWakeup(Micros /*now*/) const { return kNever; }
   virtual size_t size() const = 0;
+  // Why a queued job that Visit does not reach waits (wait.h): the queue
+  // ahead of it; as-recorded, its recorded start.
+  virtual WaitCause unexamined_cause() const { return WaitCause::kQueueOrder; }
 
  protected:
   const Workload* w_ = nullptr;

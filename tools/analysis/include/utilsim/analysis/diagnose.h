@@ -79,6 +79,13 @@ struct Diagnosis {
   double util_measured_pct = NAN;
   std::vector<IdleCauseRow>
       causes;  // idle causes by GPU-h, largest first, then stranded and free-while-queued
+  // Energy over the window (docs/energy.md): the GPUs' energy, what idle
+  // allocated GPUs drew and its cost at the run's energy price.
+  double energy_gpu_kwh = 0, energy_alloc_idle_kwh = 0, energy_free_kwh = 0;
+  double energy_facility_kwh = 0, pue = 1, energy_price_per_kwh = 0, idle_alloc_energy_cost = 0;
+  // Queued job-hours by primary cause (docs/waits.md), largest first; zero
+  // causes left out.
+  std::vector<std::pair<std::string, double>> wait_causes_h;
 };
 
 // `workload` (may be null) is the run's input, for util_measured_pct. With

@@ -90,7 +90,16 @@ struct RunSpec {
   std::optional<Micros> horizon;
   uint64_t seed = 1;
   double price_per_gpu_h = 2.0;  // >= 0
-  int threads = 0;               // RunPolicies: parallel runs (0 = one per core)
+  // Power of the GPUs and nodes (engine power.h) and the price of a kWh of
+  // facility energy, for the energy figures (docs/energy.md).
+  PowerModel power = DefaultPowerModel();
+  double energy_price_per_kwh = 0.10;  // >= 0
+  // Powering off free nodes after this long empty (none = never) and the
+  // time a node takes to wake up (SimConfig::power_off_after, wake_delay).
+  std::optional<Micros> power_off_after;
+  Micros wake_delay = Seconds(300);  // >= 0
+  bool wait_detail = false;          // SimConfig::wait_detail
+  int threads = 0;                   // RunPolicies: parallel runs (0 = one per core)
   // Hooks (C++ only). `progress`: each run reports its events and simulated
   // time to this board (not owned; null = none). `observer`: called for
   // every event of every run, after the progress observer, from the run's

@@ -35,10 +35,10 @@ namespace utilsim {
 Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir,
                  const OutputGuard& guard = {});
 
-// The three files ExportCsv writes: <dir>/runs.csv, jobs.csv, samples.csv.
+// The four files ExportCsv writes: <dir>/runs.csv, jobs.csv, samples.csv, waits.csv.
 std::vector<std::string> CsvExportPaths(const std::string& dir);
 
-// ExportCsv's checks of `dir` and of its three files, without writing (the
+// ExportCsv's checks of `dir` and of its four files, without writing (the
 // CLI runs them before a run starts).
 Status CheckCsvExport(const std::string& dir, const OutputGuard& guard);
 

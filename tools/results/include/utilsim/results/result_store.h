@@ -16,7 +16,7 @@
 namespace utilsim {
 
 // Version of the database layout; ReadResults accepts only this version.
-inline constexpr int kResultsSchemaVersion = 4;
+inline constexpr int kResultsSchemaVersion = 5;
 
 // Writes `runs` (run_id = position + 1) to a new database at `path`, replacing
 // the regular file already there, if any.

@@ -1,0 +1,94 @@
+// `utilsim explain` and the wait columns of a results database, on the CLI
+// fixture (tests/fixtures/cli: two nodes of 4 GPUs, strict FIFO + best fit):
+//   a 0..100 on gpu-0, b 10..60 on gpu-1 (both full);
+//   c (2 GPUs, submitted 20) is the head: capacity 20..60, starts at 60;
+//   d (2 x 4 GPUs, submitted 30) is behind c: queue-order 30..60, then the
+//   head: capacity 60..100 (2, then 4 free GPUs of the 8 it needs).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "testutil/testutil.h"
+#include "utilsim/results/result_store.h"
+
+namespace utilsim {
+namespace {
+
+using testutil::Fixture;
+using testutil::RunCli;
+
+bool Has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+std::string Db() {
+  static const std::string db = [] {
+    const std::string path = testutil::TempDir() + "/explain.db";
+    std::string out;
+    EXPECT_EQ(RunCli("compare --trace " + Fixture("cli/jobs.csv") + " --cluster " +
+                         Fixture("cli/cluster.yaml") +
+                         " --policies best-fit,easy-backfill+best-fit --wait-detail --out " + path,
+                     &out),
+              0)
+        << out;
+    return path;
+  }();
+  return db;
+}
+
+double Cause(const JobRecord& r, WaitCause c) { return r.wait_cause_s[static_cast<size_t>(c)]; }
+
+TEST(Explain, WaitColumnsHoldTheHandComputedCauses) {
+  auto runs = ReadResults(Db());
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const auto& jobs = runs.value()[0].jobs;
+  EXPECT_DOUBLE_EQ(Cause(jobs[2], WaitCause::kCapacity), 40);
+  EXPECT_DOUBLE_EQ(Cause(jobs[3], WaitCause::kQueueOrder), 30);
+  EXPECT_DOUBLE_EQ(Cause(jobs[3], WaitCause::kCapacity), 40);
+  ASSERT_EQ(jobs[3].waits.size(), 2u);
+  // --wait-detail: when d's capacity interval began (60 s), gpu-1 had 2 free
+  // GPUs and gpu-0 none: both nodes short of the 4 GPUs a task needs.
+  const NodeCounts& n = jobs[3].waits[1].nodes;
+  ASSERT_TRUE(n.known);
+  EXPECT_EQ(n.gpus, 2);
+  EXPECT_EQ(n.fits, 0);
+  EXPECT_FALSE(jobs[3].waits[0].nodes.known);  // queue-order: not about resources
+  // Per run: c 40 s + d 40 s of capacity, d 30 s of queue order.
+  const Summary& s = runs.value()[0].summary;
+  EXPECT_DOUBLE_EQ(s.wait_cause_h[static_cast<size_t>(WaitCause::kCapacity)], 80 / 3600.0);
+  EXPECT_DOUBLE_EQ(s.wait_cause_h[static_cast<size_t>(WaitCause::kQueueOrder)], 30 / 3600.0);
+}
+
+TEST(Explain, PrintsTheTimelineWithTheJobsAhead) {
+  std::string out;
+  ASSERT_EQ(RunCli("explain --db " + Db() + " --run best-fit --job d", &out), 0) << out;
+  EXPECT_TRUE(Has(out, "queue-order")) << out;
+  EXPECT_TRUE(Has(out, "ahead of it then: 1 job(s) waiting for resources, first c (capacity)"))
+      << out;
+  EXPECT_TRUE(Has(out, "0d 00:01:00 .. 0d 00:01:40  capacity (40 s)")) << out;
+  EXPECT_TRUE(Has(out, "nodes then: 0 could host a task, 0 excluded by GPU model, 2 short of GPUs"))
+      << out;
+  ASSERT_EQ(RunCli("explain --db " + Db() + " --run best-fit --job '#3' --json", &out), 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["job"], "d");
+  EXPECT_DOUBLE_EQ(j["wait_by_cause_s"]["capacity"].get<double>(), 40);
+  EXPECT_EQ(j["timeline"].size(), 2u);
+  EXPECT_EQ(j["timeline"][0]["ahead"][0]["job"], "c");
+}
+
+TEST(Explain, BadRequestsSayWhatThereIs) {
+  std::string out;
+  EXPECT_EQ(RunCli("explain --db " + Db() + " --job d", &out), 1) << out;
+  EXPECT_TRUE(Has(out,
+                  "--run: the database holds 2 runs; say which (best-fit, "
+                  "easy-backfill+best-fit)"))
+      << out;
+  EXPECT_EQ(RunCli("explain --db " + Db() + " --run best-fit --job nope", &out), 1) << out;
+  EXPECT_TRUE(Has(out, "--job: no job 'nope' in run 'best-fit' (5 jobs; give a name or #index)"))
+      << out;
+  EXPECT_EQ(RunCli("explain --db " + Db() + " --run worst --job d", &out), 1) << out;
+  EXPECT_EQ(RunCli("explain --job d", &out), 2) << out;  // --db is required
+}
+
+}  // namespace
+}  // namespace utilsim

@@ -1,0 +1,133 @@
+#include "utilsim/traces/power_yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+namespace utilsim {
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  Status At(const YAML::Node& n, const std::string& message) const {
+    return Status::Error(source_ + ":" + std::to_string(std::max(n.Mark().line, 0) + 1) + ": " +
+                         message);
+  }
+  Status Keys(const YAML::Node& map, const std::string& path,
+              const std::set<std::string>& known) const {
+    if (!map.IsMap())
+      return At(map, (path.empty() ? std::string("document") : "key '" + path + "'") +
+                         ": expected a mapping");
+    for (const auto& kv : map) {
+      const std::string k = kv.first.Scalar();
+      if (!known.count(k))
+        return At(kv.first, "unknown key '" + (path.empty() ? k : path + "." + k) + "'");
+    }
+    return Status::Ok();
+  }
+  Status Number(const YAML::Node& n, const std::string& key, double min, const std::string& what,
+                double* out) const {
+    const std::string got = n.IsScalar() ? n.Scalar() : "<not a number>";
+    double v = 0;
+    bool ok = n.IsScalar();
+    if (ok) {
+      char* end = nullptr;
+      v = std::strtod(got.c_str(), &end);
+      ok = end != got.c_str() && *end == '\0' && std::isfinite(v) && v >= min;
+    }
+    if (!ok) return At(n, "key '" + key + "': expected " + what + ", got '" + got + "'");
+    *out = v;
+    return Status::Ok();
+  }
+  Status Gpu(const YAML::Node& n, const std::string& path, GpuPower* p) const {
+    if (Status s = Keys(n, path, {"idle_w", "context_w", "active_w"}); !s.ok()) return s;
+    for (const char* k : {"idle_w", "context_w", "active_w"})
+      if (!n[k]) return At(n, "key '" + path + "': missing '" + k + "'");
+    if (Status s = Number(n["idle_w"], path + ".idle_w", 0, "watts >= 0", &p->idle_w); !s.ok())
+      return s;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "watts >= idle_w (%g)", p->idle_w);
+    if (Status s = Number(n["context_w"], path + ".context_w", p->idle_w, buf, &p->context_w);
+        !s.ok())
+      return s;
+    std::snprintf(buf, sizeof buf, "watts >= context_w (%g)", p->context_w);
+    if (Status s = Number(n["active_w"], path + ".active_w", p->context_w, buf, &p->active_w);
+        !s.ok())
+      return s;
+    p->source = source_;
+    return Status::Ok();
+  }
+
+  Result<PowerModel> Parse(const YAML::Node& root) const {
+    PowerModel m = DefaultPowerModel();
+    if (!root || root.IsNull()) return m;
+    if (Status s = Keys(root, "", {"pue", "node_w_per_gpu", "cpu_node_w", "fallback", "models"});
+        !s.ok())
+      return s;
+    if (root["pue"])
+      if (Status s = Number(root["pue"], "pue", 1, "a number >= 1", &m.pue); !s.ok()) return s;
+    if (root["node_w_per_gpu"])
+      if (Status s =
+              Number(root["node_w_per_gpu"], "node_w_per_gpu", 0, "watts >= 0", &m.node_w_per_gpu);
+          !s.ok())
+        return s;
+    if (root["cpu_node_w"])
+      if (Status s = Number(root["cpu_node_w"], "cpu_node_w", 0, "watts >= 0", &m.cpu_node_w);
+          !s.ok())
+        return s;
+    if (root["fallback"])
+      if (Status s = Gpu(root["fallback"], "fallback", &m.fallback); !s.ok()) return s;
+    if (const YAML::Node models = root["models"]) {
+      if (!models.IsMap()) return At(models, "key 'models': expected a mapping of model names");
+      for (const auto& kv : models) {
+        const std::string name = kv.first.Scalar();
+        GpuPower p;
+        if (Status s = Gpu(kv.second, "models." + name, &p); !s.ok()) return s;
+        auto it = std::find_if(m.models.begin(), m.models.end(),
+                               [&](const auto& e) { return e.first == name; });
+        if (it != m.models.end())
+          it->second = p;
+        else
+          m.models.insert(m.models.begin(), {name, p});  // before the built-in aliases
+      }
+    }
+    return m;
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
+Result<PowerModel> ParsePowerYaml(const std::string& text, const std::string& source_name) {
+  try {
+    return Parser(source_name).Parse(YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    return Status::Error(source_name + ":" + std::to_string(e.mark.line + 1) +
+                         ": YAML error: " + e.msg);
+  }
+}
+
+Result<PowerModel> ReadPowerYaml(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  const int saved = errno;
+  std::fclose(f);
+  if (failed) return Status::Error(path + ": read error: " + std::strerror(saved));
+  return ParsePowerYaml(text, path);
+}
+
+}  // namespace utilsim
