@@ -1,4 +1,4 @@
-// Wait attribution (engine wait.h, docs/waits.md) under the real schedulers:
+// Wait attribution (engine wait.h, docs/explain.md) under the real schedulers:
 // a hand-computed EASY backfilling case, and the per-cause sum of every job
 // of a random workload under every queue policy.
 //

@@ -14,7 +14,8 @@ CLI::App* AddExplainCommand(CLI::App* app, ExplainCliOptions& s) {
       "explain",
       "Why a job waited: its queued time by primary cause (capacity, gpu-model, fragmentation, "
       "co-resource, placement, mig-layout, reservation, queue-order, recorded-start, "
-      "preemption) and the timeline of its wait, with the job whose reservation held it or the "
+      "preemption, power-on) and the timeline of its wait, with the job whose reservation held it "
+      "or the "
       "jobs ahead of it in the queue (docs/explain.md). Reads a results database of `run`, "
       "`compare` or `demo`");
   cmd->add_option("--db", s.db, "Results database (docs/results.md)")

@@ -74,7 +74,7 @@ std::string FormatDiagnosis(const std::vector<Diagnosis>& ds, const DiagnoseThre
            " (facility total " + text::Fixed(d.energy_facility_kwh, 1) + " kWh)\n";
     double queued = 0;
     for (const auto& [c, h] : d.wait_causes_h) queued += h;
-    out += "\nWhy jobs waited (queued job-hours by primary cause, docs/waits.md):";
+    out += "\nWhy jobs waited (queued job-hours by primary cause, docs/explain.md):";
     if (d.wait_causes_h.empty()) out += " no job waited";
     for (size_t k = 0; k < d.wait_causes_h.size() && k < 5; ++k)
       out += std::string(k ? "," : "") + " " + d.wait_causes_h[k].first + " " +

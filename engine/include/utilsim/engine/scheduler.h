@@ -64,7 +64,7 @@ class PassContext {
   // if j is not running.
   virtual Status Preempt(JobIndex j) = 0;
 
-  // Wait attribution (wait.h, docs/waits.md): queued job j was examined in
+  // Wait attribution (wait.h, docs/explain.md): queued job j was examined in
   // this pass and did not start, because of `cause` (WaitCause::kResources:
   // it did not fit, the engine classifies on the state at the end of the
   // pass, with `if_fits` when every count says it fits); `blocker` is the job

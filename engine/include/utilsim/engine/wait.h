@@ -1,4 +1,4 @@
-// Wait attribution (docs/waits.md): every second a job spends queued is
+// Wait attribution (docs/explain.md): every second a job spends queued is
 // attributed to one primary cause. Schedulers say, in each pass, why each
 // queued job they examined did not start (PassContext::Waiting); a job they
 // did not examine waits on the queue ahead of it; the engine turns these

@@ -83,7 +83,7 @@ struct Diagnosis {
   // allocated GPUs drew and its cost at the run's energy price.
   double energy_gpu_kwh = 0, energy_alloc_idle_kwh = 0, energy_free_kwh = 0;
   double energy_facility_kwh = 0, pue = 1, energy_price_per_kwh = 0, idle_alloc_energy_cost = 0;
-  // Queued job-hours by primary cause (docs/waits.md), largest first; zero
+  // Queued job-hours by primary cause (docs/explain.md), largest first; zero
   // causes left out.
   std::vector<std::pair<std::string, double>> wait_causes_h;
 };
