@@ -79,6 +79,14 @@ RunResult SmallRun(const std::string& label) {
   // Tenant 0 idles 0.5 GPU-h unattributed and 1 GPU-h on input: 1.5, mostly input.
   r.jobs[0].idle_gpu_s[static_cast<size_t>(IdleCause::kUnattributed)] = 1800;
   r.jobs[1].idle_gpu_s[static_cast<size_t>(IdleCause::kInput)] = 3600;
+  // Tenant 0 waited 60 s on capacity; tenant 3 90 s on fragmentation and 30 s
+  // on the queue order. GPU energy: tenant 0 0.5 + 1 kWh, tenant 3 2 kWh.
+  r.jobs[1].wait_cause_s[static_cast<size_t>(WaitCause::kCapacity)] = 60;
+  r.jobs[2].wait_cause_s[static_cast<size_t>(WaitCause::kFragmentation)] = 90;
+  r.jobs[2].wait_cause_s[static_cast<size_t>(WaitCause::kQueueOrder)] = 30;
+  r.jobs[0].energy_kwh = 0.5;
+  r.jobs[1].energy_kwh = 1;
+  r.jobs[2].energy_kwh = 2;
   return r;
 }
 
@@ -158,11 +166,13 @@ TEST(Report, IdleCausesTenantsAndMetadata) {
   const size_t t = html.find("<table id=\"tenants\">");
   ASSERT_NE(t, std::string::npos);
   const std::string tenants = html.substr(t, html.find("</table>", t) - t);
-  EXPECT_TRUE(
-      Has(tenants, "<tr><td>0</td><td>2</td><td>30.0 s</td><td>3.0</td><td>1.5</td><td>input</td>"))
+  EXPECT_TRUE(Has(tenants,
+                  "<tr><td>0</td><td>2</td><td>30.0 s</td><td>capacity 100 %</td><td>3.0</td>"
+                  "<td>1.5</td><td>input</td><td>1.5</td>"))
       << tenants;
-  EXPECT_TRUE(
-      Has(tenants, "<tr><td>3</td><td>1</td><td>2.0 min</td><td>2.0</td><td>0.0</td><td>-</td>"))
+  EXPECT_TRUE(Has(tenants,
+                  "<tr><td>3</td><td>1</td><td>2.0 min</td><td>fragmentation 75 %</td><td>2.0</td>"
+                  "<td>0.0</td><td>-</td><td>2.0</td>"))
       << tenants;
   EXPECT_LT(tenants.find("<tr><td>0</td>"), tenants.find("<tr><td>3</td>"));
   // Capped: one row shown, the other summed.
@@ -170,8 +180,8 @@ TEST(Report, IdleCausesTenantsAndMetadata) {
   opt.max_tenants = 1;
   const std::string capped = BuildReportHtml({SmallRun("a")}, opt);
   EXPECT_TRUE(Has(capped,
-                  "<tr><td>1 other tenants</td><td>1</td><td>2.0 min</td><td>2.0</td><td>0.0</td>"
-                  "<td>-</td>"));
+                  "<tr><td>1 other tenants</td><td>1</td><td>2.0 min</td><td>fragmentation 75 "
+                  "%</td><td>2.0</td><td>0.0</td><td>-</td><td>2.0</td>"));
   // Metadata: text escaped, the runs columns listed.
   EXPECT_TRUE(Has(html, "test &lt;workload&gt;"));
   EXPECT_FALSE(Has(html, "test <workload>"));

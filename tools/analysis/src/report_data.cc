@@ -121,6 +121,8 @@ std::vector<TenantStats> Tenants(const std::vector<JobRecord>& jobs) {
     }
     t.gpu_h += r.alloc_gpu_s / 3600.0;
     for (size_t c = 0; c < t.idle_h.size(); ++c) t.idle_h[c] += r.idle_gpu_s[c] / 3600.0;
+    for (size_t c = 0; c < kWaitCauses; ++c) t.wait_h[c] += r.wait_cause_s[c] / 3600.0;
+    t.energy_kwh += r.energy_kwh;
   }
   std::vector<TenantStats> out;
   out.reserve(by.size());

@@ -56,6 +56,10 @@ struct TenantStats {
   double gpu_h = 0;       // allocated GPU-hours, whole run (not clipped to the window)
   // Allocated-but-idle GPU-hours by cause (IdleCause order), whole run.
   std::array<double, static_cast<size_t>(IdleCause::kCount)> idle_h{};
+  // Queued job-hours by primary cause (WaitCause order) and the GPUs'
+  // energy (kWh) of its jobs, whole run.
+  std::array<double, kWaitCauses> wait_h{};
+  double energy_kwh = 0;
 };
 // Sorted by tenant index.
 std::vector<TenantStats> Tenants(const std::vector<JobRecord>& jobs);

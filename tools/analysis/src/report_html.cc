@@ -109,11 +109,11 @@ void TenantTable(std::ostream& os, const std::vector<RunResult>& runs,
     return;
   }
   os << "<table id=\"tenants\"><thead><tr><th rowspan=\"2\">tenant</th>";
-  for (const auto& n : names) os << "<th colspan=\"5\">" << HtmlEscape(n) << "</th>";
+  for (const auto& n : names) os << "<th colspan=\"7\">" << HtmlEscape(n) << "</th>";
   os << "</tr><tr>";
   for (size_t r = 0; r < runs.size(); ++r)
-    os << "<th>jobs</th><th>mean wait</th><th>GPU-h</th><th>idle GPU-h</th><th>top idle "
-          "cause</th>";
+    os << "<th>jobs</th><th>mean wait</th><th>top wait cause</th><th>GPU-h</th><th>idle "
+          "GPU-h</th><th>top idle cause</th><th>GPU kWh</th>";
   os << "</tr></thead><tbody>\n";
   auto cells = [&](const report::TenantStats& t) {
     double idle = 0;
@@ -122,10 +122,21 @@ void TenantTable(std::ostream& os, const std::vector<RunResult>& runs,
       idle += t.idle_h[c];
       if (t.idle_h[c] > t.idle_h[top]) top = c;
     }
+    double queued = 0;
+    size_t top_wait = 0;
+    for (size_t c = 0; c < t.wait_h.size(); ++c) {
+      queued += t.wait_h[c];
+      if (t.wait_h[c] > t.wait_h[top_wait]) top_wait = c;
+    }
     os << "<td>" << Count(t.jobs) << "</td><td>"
        << (t.started > 0 ? Duration(t.wait_sum_s / static_cast<double>(t.started)) : "n/a")
+       << "</td><td>"
+       << (queued > 0 ? std::string(WaitCauseName(static_cast<WaitCause>(top_wait))) + " " +
+                            Fixed(100 * t.wait_h[top_wait] / queued, 0) + " %"
+                      : "-")
        << "</td><td>" << Fixed(t.gpu_h, 1) << "</td><td>" << Fixed(idle, 1) << "</td><td>"
-       << (idle > 0 ? IdleCauseName(static_cast<IdleCause>(top)) : "-") << "</td>";
+       << (idle > 0 ? IdleCauseName(static_cast<IdleCause>(top)) : "-") << "</td><td>"
+       << Fixed(t.energy_kwh, 1) << "</td>";
   };
   const size_t shown = std::min(order.size(), max_tenants);
   for (size_t i = 0; i < shown; ++i) {
@@ -150,6 +161,8 @@ void TenantTable(std::ostream& os, const std::vector<RunResult>& runs,
           rest.wait_sum_s += t->wait_sum_s;
           rest.gpu_h += t->gpu_h;
           for (size_t c = 0; c < rest.idle_h.size(); ++c) rest.idle_h[c] += t->idle_h[c];
+          for (size_t c = 0; c < rest.wait_h.size(); ++c) rest.wait_h[c] += t->wait_h[c];
+          rest.energy_kwh += t->energy_kwh;
         }
       cells(rest);
     }
@@ -367,8 +380,10 @@ std::string report::BuildPage(const std::vector<RunResult>& runs, const ReportOp
   }
 
   os << "<h2>Tenants</h2>\n<p class=\"explain\">From the jobs table, per tenant index: jobs, "
-        "mean queue wait of the jobs that started, and allocated GPU-hours over the whole run "
-        "(not clipped to the window). Largest total GPU-hours first; at most "
+        "mean queue wait of the jobs that started, the largest cause of their queued time "
+        "(jobs.wait_*_s, docs/explain.md), allocated and idle GPU-hours and the GPU energy of "
+        "their jobs over the whole run (not clipped to the window). Largest total GPU-hours "
+        "first; at most "
      << opt.max_tenants << " rows.</p>\n";
   TenantTable(os, runs, names, opt.max_tenants);
 
