@@ -3,11 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <set>
+
+#include "telemetry_common.h"
 
 namespace utilsim {
 namespace {
@@ -117,17 +117,9 @@ Result<PowerModel> ParsePowerYaml(const std::string& text, const std::string& so
 }
 
 Result<PowerModel> ReadPowerYaml(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  const int saved = errno;
-  std::fclose(f);
-  if (failed) return Status::Error(path + ": read error: " + std::strerror(saved));
-  return ParsePowerYaml(text, path);
+  auto text = traces::internal::ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ParsePowerYaml(text.value(), path);
 }
 
 }  // namespace utilsim

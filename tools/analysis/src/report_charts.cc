@@ -177,6 +177,31 @@ Chart CdfChart(const std::string& id, const std::string& section, const std::str
   return c;
 }
 
+// A horizontal stacked bar per run: rows {policy, <part>, <value>}, summed
+// per policy, coloured by part in `domain` order with `range` colours.
+Chart StackedBars(const char* id, const char* section, const std::string& title, json rows,
+                  size_t runs, const std::vector<std::string>& names, const char* part,
+                  const char* value, const char* x_title, const json& domain, const json& range,
+                  const json& legend_title) {
+  Chart c;
+  c.id = id;
+  c.section = section;
+  c.title = title;
+  c.rows = rows.size();
+  c.spec = ChartBase(std::move(rows), static_cast<int>(std::max<size_t>(2, runs) * 36));
+  c.spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
+  c.spec["encoding"] = {
+      {"y", {{"field", "policy"}, {"type", "nominal"}, {"sort", names}, {"title", nullptr}}},
+      {"x", {{"field", value}, {"type", "quantitative"}, {"aggregate", "sum"}, {"title", x_title}}},
+      {"color",
+       {{"field", part},
+        {"type", "nominal"},
+        {"scale", {{"domain", domain}, {"range", range}}},
+        {"legend", {{"orient", "bottom"}, {"title", legend_title}}}}},
+      {"order", {{"field", part}}}};
+  return c;
+}
+
 Chart IdleCauses(const std::vector<RunResult>& runs, const std::vector<std::string>& names) {
   static const std::array<const char*, 6> kCauses = {"input", "storage", "communication",
                                                      "fixed", "sharing", "unattributed"};
@@ -189,29 +214,10 @@ Chart IdleCauses(const std::vector<RunResult>& runs, const std::vector<std::stri
     for (size_t c = 0; c < kCauses.size(); ++c)
       rows.push_back({{"policy", names[r]}, {"cause", kCauses[c]}, {"gpu_h", Round(v[c], 3)}});
   }
-  Chart c;
-  c.id = "idle-causes";
-  c.section = "idle";
-  c.title = "Allocated-but-idle GPU-hours by cause, inside the measurement window";
-  c.rows = rows.size();
-  c.spec = ChartBase(std::move(rows), static_cast<int>(std::max<size_t>(2, runs.size()) * 36));
-  c.spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
-  c.spec["encoding"] = {
-      {"y", {{"field", "policy"}, {"type", "nominal"}, {"sort", names}, {"title", nullptr}}},
-      {"x",
-       {{"field", "gpu_h"},
-        {"type", "quantitative"},
-        {"aggregate", "sum"},
-        {"title", "idle allocated GPU-hours"}}},
-      {"color",
-       {{"field", "cause"},
-        {"type", "nominal"},
-        {"scale",
-         {{"domain", kCauses},
-          {"range", {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#edc948", "#bab0ac"}}}},
-        {"legend", {{"orient", "bottom"}, {"title", "cause"}}}}},
-      {"order", {{"field", "cause"}}}};
-  return c;
+  return StackedBars(
+      "idle-causes", "idle", "Allocated-but-idle GPU-hours by cause, inside the measurement window",
+      std::move(rows), runs.size(), names, "cause", "gpu_h", "idle allocated GPU-hours", kCauses,
+      {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#edc948", "#bab0ac"}, "cause");
 }
 
 // Queued job-hours by primary cause (runs.wait_*_h, docs/explain.md).
@@ -228,28 +234,12 @@ Chart WaitCauses(const std::vector<RunResult>& runs, const std::vector<std::stri
                       {"cause", WaitCauseName(static_cast<WaitCause>(c))},
                       {"h", Round(runs[r].summary.wait_cause_h[c], 3)}});
     }
-  Chart c;
-  c.id = "wait-causes";
-  c.section = "wait";
-  c.title = "Queued job-hours by primary cause";
+  Chart c = StackedBars("wait-causes", "wait", "Queued job-hours by primary cause", std::move(rows),
+                        runs.size(), names, "cause", "h", "job-hours", domain,
+                        {"#e15759", "#b07aa1", "#f28e2b", "#edc948", "#9c755f", "#ff9da7",
+                         "#4e79a7", "#bab0ac", "#76b7b2", "#59a14f", "#8cd17d"},
+                        "cause");
   if (!(total > 0)) c.note = "No job waited.";
-  c.rows = rows.size();
-  c.spec = ChartBase(std::move(rows), static_cast<int>(std::max<size_t>(2, runs.size()) * 36));
-  c.spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
-  c.spec["encoding"] = {
-      {"y", {{"field", "policy"}, {"type", "nominal"}, {"sort", names}, {"title", nullptr}}},
-      {"x",
-       {{"field", "h"}, {"type", "quantitative"}, {"aggregate", "sum"}, {"title", "job-hours"}}},
-      {"color",
-       {{"field", "cause"},
-        {"type", "nominal"},
-        {"scale",
-         {{"domain", domain},
-          {"range",
-           {"#e15759", "#b07aa1", "#f28e2b", "#edc948", "#9c755f", "#ff9da7", "#4e79a7", "#bab0ac",
-            "#76b7b2", "#59a14f", "#8cd17d"}}}},
-        {"legend", {{"orient", "bottom"}, {"title", "cause"}}}}},
-      {"order", {{"field", "cause"}}}};
   return c;
 }
 
@@ -264,23 +254,10 @@ Chart EnergyBreakdown(const std::vector<RunResult>& runs, const std::vector<std:
     for (size_t k = 0; k < kParts.size(); ++k)
       rows.push_back({{"policy", names[r]}, {"part", kParts[k]}, {"kwh", Round(v[k], 3)}});
   }
-  Chart c;
-  c.id = "energy";
-  c.section = "energy";
-  c.title = "IT energy inside the measurement window, by where it went";
-  c.rows = rows.size();
-  c.spec = ChartBase(std::move(rows), static_cast<int>(std::max<size_t>(2, runs.size()) * 36));
-  c.spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
-  c.spec["encoding"] = {
-      {"y", {{"field", "policy"}, {"type", "nominal"}, {"sort", names}, {"title", nullptr}}},
-      {"x", {{"field", "kwh"}, {"type", "quantitative"}, {"aggregate", "sum"}, {"title", "kWh"}}},
-      {"color",
-       {{"field", "part"},
-        {"type", "nominal"},
-        {"scale", {{"domain", kParts}, {"range", {"#59a14f", "#e15759", "#bab0ac", "#4e79a7"}}}},
-        {"legend", {{"orient", "bottom"}, {"title", nullptr}}}}},
-      {"order", {{"field", "part"}}}};
-  return c;
+  return StackedBars("energy", "energy",
+                     "IT energy inside the measurement window, by where it went", std::move(rows),
+                     runs.size(), names, "part", "kwh", "kWh", kParts,
+                     {"#59a14f", "#e15759", "#bab0ac", "#4e79a7"}, nullptr);
 }
 
 // A step line per policy over simulated time: rows {policy, t, <field>}.
