@@ -566,12 +566,18 @@ void Simulation::SetNodePower(NodeIndex n, uint8_t state) {
                                         : std::llround(cfg_.power.cpu_node_w * 1e6);
   node_uw_total_ += off ? -node_uw : node_uw;
   off_gpus_ += off ? info.gpus : -info.gpus;
-  // An off node's GPUs draw nothing; back on, they are free at idle power.
+  // An off node's GPUs draw nothing; back on, they are free at idle power
+  // (and stranded again if they were: a node whose CPU or memory can host
+  // no GPU task of the workload is stranded even when empty).
+  const int64_t stranded_uw =
+      info.model >= 0 ? node_stranded_[n] * model_power_[info.model].idle_uw : 0;
   if (off) {
     free_uw_total_ -= node_free_uw_[n];
     node_free_uw_[n] = 0;
+    stranded_uw_total_ -= stranded_uw;
   } else {
     UpdatePower({TaskPlacement{n, 0}});
+    stranded_uw_total_ += stranded_uw;
   }
 }
 

@@ -370,3 +370,37 @@ TEST(PowerOff, IdleNodesSwitchOffAndWakeForQueuedJobs) {
 
 }  // namespace
 }  // namespace utilsim
+
+namespace utilsim {
+namespace {
+
+TEST(PowerOff, AStrandedNodeSwitchedOffDrawsNothing) {
+  // s-0 has too few cores for the only job shape: its GPU is stranded even
+  // when empty. Switched off at 100 s, its stranded power goes with it (the
+  // invariant "stranded energy is part of the free energy" holds).
+  ClusterSpec c;
+  c.name = "x";
+  c.models = {{"X", 16LL << 30, 1.0}};
+  c.groups = {{"n", 1, "X", 1, 16000, 64LL << 30, 0}, {"s", 1, "X", 1, 1000, 64LL << 30, 0}};
+  Job a = MakeJob("a", 0, 300, 1, 1.0f);
+  a.task.cpu_milli = 4000;
+  Workload w;
+  w.jobs = {a};
+  w.Finalize();
+  Script s;
+  s.start_at = {{0, Seconds(0)}};
+  SimConfig cfg;
+  cfg.window = Window::kFull;
+  cfg.power = TestPower();
+  cfg.power_off_after = Seconds(100);
+  auto r = Simulate(c, w, s, cfg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Summary& sum = r.value().summary;
+  // s-0: stranded and free at 50 W for 0..100 s, then off until 300.
+  EXPECT_NEAR(sum.energy_stranded_kwh * 3.6e6, 5000, 1e-6);
+  EXPECT_NEAR(sum.energy_free_kwh * 3.6e6, 5000, 1e-6);
+  EXPECT_NEAR(sum.off_gpu_h, 200 / 3600.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace utilsim
