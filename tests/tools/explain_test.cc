@@ -92,3 +92,25 @@ TEST(Explain, BadRequestsSayWhatThereIs) {
 
 }  // namespace
 }  // namespace utilsim
+
+namespace utilsim {
+namespace {
+
+// `utilsim power-fit` on the Acme summary: the table and a power file that
+// `run --power` reads back (docs/energy.md).
+TEST(PowerFitCli, PrintsTheCrossCheckAndAPowerFileRunReads) {
+  const std::string csv = testutil::TracePath("acmetrace-summary/util_cdf_long.csv");
+  if (csv.empty()) GTEST_SKIP() << "acmetrace-summary not found under $UTILSIM_TRACES";
+  std::string out;
+  ASSERT_EQ(RunCli("power-fit " + csv, &out), 0) << out;
+  EXPECT_TRUE(Has(out, "gpu_util   seren           61.2       72.0     224.6")) << out;
+  EXPECT_TRUE(Has(out, "gpu_util   seren        kalos         0.3554")) << out;
+  ASSERT_EQ(RunCli("power-fit " + csv + " --yaml", &out), 0) << out;
+  EXPECT_TRUE(Has(out, "A100-SXM4-80GB: {idle_w: 61.2, context_w: 72.0, active_w: 224.6}")) << out;
+  const std::string yaml = testutil::WriteFile(testutil::TempDir() + "/p.yaml", out);
+  ASSERT_EQ(RunCli("run --trace builtin:demo --jobs 200 --power " + yaml, &out), 0) << out;
+  EXPECT_EQ(RunCli("power-fit " + yaml, &out), 1) << out;  // not the Acme CSV
+}
+
+}  // namespace
+}  // namespace utilsim

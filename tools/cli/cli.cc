@@ -540,6 +540,8 @@ int RunMain(int argc, char** argv) {
   CLI::App* shadow = AddShadowReportCommand(&app, shadow_opt);
   SlurmCliOptions slurm_opt;  // utilsim slurm advise (cmd_slurm.cc)
   CLI::App* slurm = AddSlurmCommand(&app, slurm_opt);
+  PowerFitCliOptions power_fit_opt;  // utilsim power-fit (cmd_power_fit.cc)
+  CLI::App* power_fit = AddPowerFitCommand(&app, power_fit_opt);
   ExplainCliOptions explain_opt;  // utilsim explain (cmd_explain.cc)
   CLI::App* explain = AddExplainCommand(&app, explain_opt);
   SweepCliOptions sweep_opt;  // utilsim sweep (cmd_sweep.cc)
@@ -659,6 +661,8 @@ int RunMain(int argc, char** argv) {
     st = ServeCommand(serve_opt, reg);
   } else if (*explain) {
     st = ExplainCommand(explain_opt);
+  } else if (*power_fit) {
+    st = PowerFitCommand(power_fit_opt);
   } else if (*shadow) {
     st = ShadowReportCommand(shadow_opt);
     std::vector<std::string> replay;

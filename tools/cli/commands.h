@@ -79,6 +79,15 @@ struct ExplainCliOptions {
 CLI::App* AddExplainCommand(CLI::App* app, ExplainCliOptions& s);
 Status ExplainCommand(const ExplainCliOptions& s);
 
+// `utilsim power-fit CSV` (cmd_power_fit.cc): the power model's calibration
+// on the Acme summary (docs/energy.md).
+struct PowerFitCliOptions {
+  std::string csv;
+  bool yaml = false;
+};
+CLI::App* AddPowerFitCommand(CLI::App* app, PowerFitCliOptions& s);
+Status PowerFitCommand(const PowerFitCliOptions& s);
+
 // `utilsim slurm advise` (cmd_slurm.cc): the shadow advisor beside a
 // running Slurm until SIGINT/SIGTERM or --duration (docs/live-slurm.md).
 struct SlurmCliOptions {
