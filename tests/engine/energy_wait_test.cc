@@ -42,6 +42,14 @@ PowerModel TestPower() {
   return m;
 }
 
+// The whole run as the window, the test power model.
+SimConfig FullWindowWithTestPower() {
+  SimConfig cfg;
+  cfg.window = Window::kFull;
+  cfg.power = TestPower();
+  return cfg;
+}
+
 // Starts each job at a scripted time (first fit) and, at scripted passes,
 // reports scripted causes; passes happen at every scripted time.
 class Script : public Scheduler {
@@ -107,9 +115,7 @@ TEST(Energy, TwoJobsHandComputed) {
   w.Finalize();
   Script s;
   s.start_at = {{0, Seconds(0)}, {1, Seconds(0)}};
-  SimConfig cfg;
-  cfg.window = Window::kFull;
-  cfg.power = TestPower();
+  SimConfig cfg = FullWindowWithTestPower();
   cfg.energy_price_per_kwh = 0.2;
   cfg.sample_interval = Seconds(25);
   auto r = Simulate(Nodes(2, 1), w, s, cfg);
@@ -153,9 +159,7 @@ TEST(Energy, SharedGpuAttributionSumsToTheGpusEnergy) {
   w.Finalize();
   Script s;
   s.start_at = {{0, Seconds(0)}, {1, Seconds(0)}};
-  SimConfig cfg;
-  cfg.window = Window::kFull;
-  cfg.power = TestPower();
+  SimConfig cfg = FullWindowWithTestPower();
   auto r = Simulate(Nodes(2, 1), w, s, cfg);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const auto& jobs = r.value().jobs;
@@ -331,9 +335,7 @@ TEST(PowerOff, IdleNodesSwitchOffAndWakeForQueuedJobs) {
   w.Finalize();
   Script s;
   s.start_at = {{0, Seconds(0)}, {1, Seconds(0)}};
-  SimConfig cfg;
-  cfg.window = Window::kFull;
-  cfg.power = TestPower();
+  SimConfig cfg = FullWindowWithTestPower();
   cfg.power.node_w_per_gpu = 100;
   cfg.power.pue = 1;
   cfg.power_off_after = Seconds(100);
@@ -389,9 +391,7 @@ TEST(PowerOff, AStrandedNodeSwitchedOffDrawsNothing) {
   w.Finalize();
   Script s;
   s.start_at = {{0, Seconds(0)}};
-  SimConfig cfg;
-  cfg.window = Window::kFull;
-  cfg.power = TestPower();
+  SimConfig cfg = FullWindowWithTestPower();
   cfg.power_off_after = Seconds(100);
   auto r = Simulate(c, w, s, cfg);
   ASSERT_TRUE(r.ok()) << r.status().message();
