@@ -413,10 +413,11 @@ void Simulation::InitPower() {
   const ClusterSpec& spec = cluster_.spec();
   model_power_.clear();
   for (const GpuModelSpec& m : spec.models) {
-    GpuPower p = PowerOf(cfg_.power, m.name);
-    // A MIG instance draws its compute slices' share of the physical GPU
-    // (a derived figure, docs/energy.md).
-    if (const auto inst = ParseMigInstanceModel(m.name); inst && &p == &cfg_.power.fallback) {
+    const GpuPower& found = PowerOf(cfg_.power, m.name);
+    GpuPower p = found;
+    // A MIG instance model not named in the power model draws its compute
+    // slices' share of the physical GPU (a derived figure, docs/energy.md).
+    if (const auto inst = ParseMigInstanceModel(m.name); inst && &found == &cfg_.power.fallback) {
       const std::string phys = m.name.substr(0, m.name.rfind(kMigSeparator));
       const GpuPower& whole = PowerOf(cfg_.power, phys);
       const double f = inst->prof().compute_slices / 7.0;

@@ -404,3 +404,37 @@ TEST(PowerOff, AStrandedNodeSwitchedOffDrawsNothing) {
 
 }  // namespace
 }  // namespace utilsim
+
+namespace utilsim {
+namespace {
+
+TEST(Energy, MigInstancesDrawTheirSlicesShareOfTheGpu) {
+  // A 3g.20gb instance of an A100-40GB (not named in the power model) draws
+  // 3/7 of the physical GPU's figures: one job busy 100 % for 70 s on it
+  // uses 3/7 x 70 W x 70 s = 2,100 J; the free 1g.5gb instance next to it
+  // 1/7 x 14 W x 70 s = 140 J.
+  PowerModel m;
+  m.models = {{"A100-40GB", GpuPower{14, 35, 70, "test"}}};
+  m.fallback = GpuPower{1000, 1000, 1000, "must not be used"};
+  ClusterSpec c;
+  c.name = "mig";
+  c.models = {{"A100-40GB/3g.20gb", 20LL << 30, 1.0}, {"A100-40GB/1g.5gb", 5LL << 30, 1.0}};
+  c.groups = {{"a", 1, "A100-40GB/3g.20gb", 1, 8000, 32LL << 30, 0},
+              {"b", 1, "A100-40GB/1g.5gb", 1, 8000, 32LL << 30, 0}};
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 70, 1, 1.0f)};
+  w.jobs[0].gpu_models = {"A100-40GB/3g.20gb"};
+  w.Finalize();
+  Script s;
+  s.start_at = {{0, Seconds(0)}};
+  SimConfig cfg;
+  cfg.window = Window::kFull;
+  cfg.power = m;
+  auto r = Simulate(c, w, s, cfg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(r.value().jobs[0].energy_kwh * 3.6e6, 2100, 1e-6);
+  EXPECT_NEAR(r.value().summary.energy_free_kwh * 3.6e6, 140, 1e-6);
+}
+
+}  // namespace
+}  // namespace utilsim

@@ -114,3 +114,43 @@ TEST(PowerFitCli, PrintsTheCrossCheckAndAPowerFileRunReads) {
 
 }  // namespace
 }  // namespace utilsim
+
+namespace utilsim {
+namespace {
+
+// --pue and --energy-price reach the results; diagnose reports the idle
+// allocated energy, its cost and the wait causes (docs/diagnose.md).
+TEST(EnergyCli, PriceAndPueReachResultsAndDiagnose) {
+  const std::string db = testutil::TempDir() + "/e.db";
+  std::string out;
+  ASSERT_EQ(RunCli("run --trace " + Fixture("cli/jobs.csv") + " --cluster " +
+                       Fixture("cli/cluster.yaml") +
+                       " --policy best-fit --pue 1.5 --energy-price 0.2 --out " + db,
+                   &out),
+            0)
+      << out;
+  auto runs = ReadResults(db);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const Summary& s = runs.value()[0].summary;
+  EXPECT_DOUBLE_EQ(s.pue, 1.5);
+  EXPECT_DOUBLE_EQ(s.energy_price_per_kwh, 0.2);
+  EXPECT_DOUBLE_EQ(s.energy_facility_kwh, 1.5 * s.energy_it_kwh);
+  EXPECT_DOUBLE_EQ(s.idle_alloc_energy_cost, s.energy_alloc_idle_kwh * 1.5 * 0.2);
+  EXPECT_GT(s.energy_alloc_idle_kwh, 0);
+  ASSERT_EQ(RunCli("diagnose " + db + " --json", &out), 0) << out;
+  const auto j = nlohmann::json::parse(out)["runs"][0];
+  EXPECT_DOUBLE_EQ(j["energy"]["alloc_idle_kwh"].get<double>(), s.energy_alloc_idle_kwh);
+  EXPECT_DOUBLE_EQ(j["energy"]["price_per_kwh"].get<double>(), 0.2);
+  // c waited 40 s and d 40 s on capacity, d 30 s on the queue order.
+  EXPECT_DOUBLE_EQ(j["wait_causes_h"]["capacity"].get<double>(), 80 / 3600.0);
+  EXPECT_DOUBLE_EQ(j["wait_causes_h"]["queue-order"].get<double>(), 30 / 3600.0);
+  ASSERT_EQ(RunCli("diagnose " + db, &out), 0) << out;
+  EXPECT_TRUE(Has(out,
+                  "Why jobs waited (queued job-hours by primary cause, docs/explain.md): "
+                  "capacity 0.0 h (73 %), queue-order 0.0 h (27 %)"))
+      << out;
+  EXPECT_TRUE(Has(out, "at 0.200/kWh and PUE 1.50")) << out;
+}
+
+}  // namespace
+}  // namespace utilsim

@@ -39,14 +39,6 @@ double Span(Micros from, Micros to) { return to.us < 0 ? kNaN : (to - from).seco
 
 }  // namespace
 
-// A wait cause as in the database's column names: "co-resource" -> "co_resource".
-static std::string WaitColumnName(WaitCause c) {
-  std::string s = WaitCauseName(c);
-  for (char& ch : s)
-    if (ch == '-') ch = '_';
-  return s;
-}
-
 py::dict SummaryDict(const Summary& s) {
   py::dict d;
   d["jobs"] = s.jobs;
@@ -110,7 +102,7 @@ py::dict SummaryDict(const Summary& s) {
   d["off_gpu_h"] = s.off_gpu_h;
   d["wakeups"] = s.wakeups;
   for (size_t c = 0; c < kWaitCauses; ++c)
-    d[py::str("wait_" + WaitColumnName(static_cast<WaitCause>(c)) + "_h")] = s.wait_cause_h[c];
+    d[py::str("wait_" + WaitCauseColumn(static_cast<WaitCause>(c)) + "_h")] = s.wait_cause_h[c];
   return d;
 }
 
@@ -170,7 +162,7 @@ py::dict JobColumns(const std::vector<JobRecord>& jobs) {
   d["energy_kwh"] = Column<double>(n, [&](size_t i) { return J[i].energy_kwh; });
   d["idle_energy_kwh"] = Column<double>(n, [&](size_t i) { return J[i].idle_energy_kwh; });
   for (size_t c = 0; c < kWaitCauses; ++c)
-    d[py::str("wait_" + WaitColumnName(static_cast<WaitCause>(c)) + "_s")] =
+    d[py::str("wait_" + WaitCauseColumn(static_cast<WaitCause>(c)) + "_s")] =
         Column<double>(n, [&](size_t i) { return J[i].wait_cause_s[c]; });
   return d;
 }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "utilsim/engine/units.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim::results {
 namespace {
@@ -14,13 +15,6 @@ constexpr size_t kCauses = static_cast<size_t>(IdleCause::kCount);
 SummaryField Count(const char* n, int64_t Summary::*p) { return {n, p, nullptr, nullptr}; }
 SummaryField Time(const char* n, Micros Summary::*p) { return {n, nullptr, p, nullptr}; }
 SummaryField Real(const char* n, double Summary::*p) { return {n, nullptr, nullptr, p}; }
-
-// A cause name as a column name: "co-resource" -> "co_resource".
-std::string Underscored(std::string s) {
-  for (char& ch : s)
-    if (ch == '-') ch = '_';
-  return s;
-}
 
 template <size_t I>
 double* EnergyIdle(Summary* s) {
@@ -38,13 +32,13 @@ void AddEnergyIdle(std::vector<SummaryField>* f, std::index_sequence<I...>) {
 }
 template <size_t... I>
 void AddWaitHours(std::vector<SummaryField>* f, std::index_sequence<I...>) {
-  (f->push_back({"wait_" + Underscored(WaitCauseName(static_cast<WaitCause>(I))) + "_h", nullptr,
-                 nullptr, nullptr, &WaitHours<I>}),
+  (f->push_back({"wait_" + WaitCauseColumn(static_cast<WaitCause>(I)) + "_h", nullptr, nullptr,
+                 nullptr, &WaitHours<I>}),
    ...);
 }
 
 std::string WaitColumn(size_t cause) {
-  return "wait_" + Underscored(WaitCauseName(static_cast<WaitCause>(cause))) + "_s";
+  return "wait_" + WaitCauseColumn(static_cast<WaitCause>(cause)) + "_s";
 }
 
 std::string IdleColumn(size_t cause) {

@@ -205,6 +205,13 @@ Status ReadTable(const Db& db, const Table& t, const std::string& order,
 
 }  // namespace
 
+std::string WaitCauseColumn(WaitCause c) {
+  std::string s = WaitCauseName(c);
+  for (char& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+}
+
 Status WriteResults(const std::vector<RunResult>& runs, const std::string& path,
                     const OutputGuard& guard) {
   OutputGuard g = guard;

@@ -18,6 +18,10 @@ namespace utilsim {
 // Version of the database layout; ReadResults accepts only this version.
 inline constexpr int kResultsSchemaVersion = 5;
 
+// The column-name form of a wait cause ("co-resource" -> "co_resource"), as
+// in jobs.wait_<cause>_s and runs.wait_<cause>_h (docs/results.md).
+std::string WaitCauseColumn(WaitCause c);
+
 // Writes `runs` (run_id = position + 1) to a new database at `path`, replacing
 // the regular file already there, if any.
 //
