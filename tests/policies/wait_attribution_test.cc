@@ -136,10 +136,10 @@ TEST(WaitAttribution, CausesSumToTheQueuedTimeUnderEveryScheduler) {
     }
   }
   EXPECT_GE(runs, 15);
-  for (WaitCause c : {WaitCause::kCapacity, WaitCause::kFragmentation, WaitCause::kGpuModel,
+  for (WaitCause cause : {WaitCause::kCapacity, WaitCause::kFragmentation, WaitCause::kGpuModel,
                       WaitCause::kQueueOrder, WaitCause::kReservation, WaitCause::kRecordedStart,
                       WaitCause::kPreemption})
-    EXPECT_TRUE(seen.count(c)) << WaitCauseName(c);
+    EXPECT_TRUE(seen.count(cause)) << WaitCauseName(cause);
 }
 
 }  // namespace
