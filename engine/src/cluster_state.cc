@@ -117,7 +117,7 @@ int32_t ClusterState::LargestShare(NodeIndex n) const {
   return best;
 }
 
-bool ClusterState::CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
+bool ClusterState::HostsResources(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
   if (cordoned_[n]) return false;
   if (free_cpu_[n] < d.cpu_milli || free_mem_[n] < d.mem_bytes) return false;
   if (d.gpus == 0) return mask == kAnyModel || ModelAllowed(n, mask);
@@ -193,6 +193,93 @@ uint64_t ClusterState::PickGpusByDomain(const int32_t* g, int count, int dom, in
   return need == 0 ? mask : 0;
 }
 
+Status ClusterState::SetPowerBudget(PowerBudget b) {
+  if (b.model_mw.size() != spec_->models.size())
+    return Status::Error("power budget: " + std::to_string(b.model_mw.size()) +
+                         " model figures for " + std::to_string(spec_->models.size()) +
+                         " GPU models");
+  for (int64_t v : b.model_mw)
+    if (v < 0) return Status::Error("power budget: a GPU model counts negative power");
+  if (!b.rack_mw.empty() && b.rack_mw.size() != topology_->num_racks())
+    return Status::Error("power budget: " + std::to_string(b.rack_mw.size()) +
+                         " rack figures for " + std::to_string(topology_->num_racks()) + " racks");
+  budget_ = std::move(b);
+  budget_on_ = true;
+  power_used_ = 0;
+  rack_used_.assign(topology_->num_racks(), 0);
+  // Count what is allocated now: each GPU's allocated share.
+  for (NodeIndex n = 0; n < nodes_.size(); ++n) {
+    const NodeInfo& info = nodes_[n];
+    if (info.model < 0) continue;
+    int64_t milli = 0;
+    for (int g = 0; g < info.gpus; ++g) milli += kMilliPerUnit - gpu_free_[gpu_offset_[n] + g];
+    const int64_t mw = (budget_.model_mw[info.model] * milli + kMilliPerUnit - 1) / kMilliPerUnit;
+    power_used_ += mw;
+    const uint32_t r = topology_->rack_of(n);
+    if (r != UINT32_MAX) rack_used_[r] += mw;
+  }
+  return Status::Ok();
+}
+
+int64_t ClusterState::TaskPowerMw(NodeIndex n, const TaskDemand& d) const {
+  const int32_t model = nodes_[n].model;
+  if (!budget_on_ || model < 0 || d.gpus <= 0) return 0;
+  const int64_t milli = static_cast<int64_t>(d.gpu_milli) * d.gpus;
+  return (budget_.model_mw[model] * milli + kMilliPerUnit - 1) / kMilliPerUnit;
+}
+
+bool ClusterState::PowerFitsSlow(NodeIndex n, const TaskDemand& d) const {
+  const int64_t p = TaskPowerMw(n, d);
+  if (p == 0) return true;
+  if (budget_.cluster_mw >= 0 && power_used_ + p > budget_.cluster_mw) return false;
+  if (!budget_.rack_mw.empty()) {
+    const uint32_t r = topology_->rack_of(n);
+    if (r != UINT32_MAX && budget_.rack_mw[r] >= 0 && rack_used_[r] + p > budget_.rack_mw[r])
+      return false;
+  }
+  return true;
+}
+
+bool ClusterState::PowerRoomAnywhere(const TaskDemand& d, ModelMask mask) const {
+  if (!budget_on_ || d.gpus <= 0) return true;
+  int64_t cheapest = -1;
+  for (int m = 0; m < num_models(); ++m)
+    if (mask == kAnyModel || (m < 64 && (mask >> m & 1)))
+      cheapest = cheapest < 0 ? budget_.model_mw[m] : std::min(cheapest, budget_.model_mw[m]);
+  if (cheapest <= 0) return true;
+  const int64_t need =
+      (cheapest * static_cast<int64_t>(d.gpu_milli) * d.gpus + kMilliPerUnit - 1) / kMilliPerUnit;
+  if (budget_.cluster_mw >= 0 && power_used_ + need > budget_.cluster_mw) return false;
+  if (budget_.rack_mw.empty()) return true;
+  for (size_t r = 0; r < budget_.rack_mw.size(); ++r)
+    if (budget_.rack_mw[r] < 0 || rack_used_[r] + need <= budget_.rack_mw[r]) return true;
+  return false;
+}
+
+Status ClusterState::CheckPowerBudget(const Placement& p) const {
+  if (!budget_on_) return Status::Ok();
+  auto w = [](int64_t mw) { return std::to_string((mw + 500) / 1000) + " W"; };
+  if (budget_.cluster_mw >= 0 && power_used_ > budget_.cluster_mw)
+    return Status::Error("over the power budget: allocated GPUs count " + w(power_used_) +
+                         " above idle, the budget allows " + w(budget_.cluster_mw));
+  if (budget_.rack_mw.empty()) return Status::Ok();
+  for (const TaskPlacement& t : p) {
+    const uint32_t r = t.node < nodes_.size() ? topology_->rack_of(t.node) : UINT32_MAX;
+    if (r != UINT32_MAX && budget_.rack_mw[r] >= 0 && rack_used_[r] > budget_.rack_mw[r])
+      return Status::Error("over the power budget of rack '" + topology_->rack_name(r) +
+                           "': its allocated GPUs count " + w(rack_used_[r]) +
+                           " above idle, the budget allows " + w(budget_.rack_mw[r]));
+  }
+  return Status::Ok();
+}
+
+void ClusterState::ChargePower(NodeIndex n, const TaskDemand& d, int64_t sign) {
+  const int64_t p = sign * TaskPowerMw(n, d);
+  power_used_ += p;
+  const uint32_t r = topology_->rack_of(n);
+  if (r != UINT32_MAX) rack_used_[r] += p;
+}
+
 Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
   if (t.node >= nodes_.size())
     return Status::Error("placement names node " + std::to_string(t.node) +
@@ -229,6 +316,7 @@ Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
   alloc_mem_ += d.mem_bytes;
   alloc_gpu_milli_ += d.total_gpu_milli();
   ++tasks_on_[t.node];
+  if (budget_on_) ChargePower(t.node, d, 1);
   UpdateNode(t.node, old_whole);
   return Status::Ok();
 }
@@ -250,6 +338,7 @@ void ClusterState::Release(const TaskPlacement& t, const TaskDemand& d) {
   alloc_mem_ -= d.mem_bytes;
   alloc_gpu_milli_ -= d.total_gpu_milli();
   --tasks_on_[t.node];
+  if (budget_on_) ChargePower(t.node, d, -1);
   UpdateNode(t.node, old_whole);
 }
 
@@ -298,25 +387,31 @@ const NodeSet& ClusterState::Bucket(int model, int k) const {
   return buckets_[static_cast<size_t>(model + 1) * (max_gpus_ + 1) + k];
 }
 
-int64_t ClusterState::FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask) const {
+int64_t ClusterState::FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask,
+                                bool budget) const {
   if (nodes_.empty()) return -1;
-  return FindFirstRec(1, 0, leaves_, from, d, mask);
+  budget = budget && budget_on_ && d.gpus > 0;
+  if (budget && !PowerRoomAnywhere(d, mask)) return -1;  // saves a search when it is spent
+  return FindFirstRec(1, 0, leaves_, from, d, mask, budget);
 }
 
 int64_t ClusterState::FindFirstRec(size_t pos, size_t lo, size_t hi, NodeIndex from,
-                                   const TaskDemand& d, ModelMask mask) const {
+                                   const TaskDemand& d, ModelMask mask, bool budget) const {
   if (hi <= from || lo >= nodes_.size()) return -1;
   const Maxes& m = tree_[pos];
   if (m.cpu < d.cpu_milli || m.mem < d.mem_bytes) return -1;
   if (d.gpus > 0) {
     if (d.fractional() ? m.share < d.gpu_milli : m.whole < d.gpus) return -1;
   }
-  if (hi - lo == 1)
-    return CanHost(static_cast<NodeIndex>(lo), d, mask) ? static_cast<int64_t>(lo) : -1;
+  if (hi - lo == 1) {
+    const NodeIndex n = static_cast<NodeIndex>(lo);
+    return HostsResources(n, d, mask) && (!budget || PowerFitsSlow(n, d)) ? static_cast<int64_t>(lo)
+                                                                          : -1;
+  }
   const size_t mid = (lo + hi) / 2;
-  int64_t r = FindFirstRec(2 * pos, lo, mid, from, d, mask);
+  int64_t r = FindFirstRec(2 * pos, lo, mid, from, d, mask, budget);
   if (r >= 0) return r;
-  return FindFirstRec(2 * pos + 1, mid, hi, from, d, mask);
+  return FindFirstRec(2 * pos + 1, mid, hi, from, d, mask, budget);
 }
 
 std::string FormatPlacement(const Placement& p, const ClusterState& c) {

@@ -71,8 +71,9 @@ class Simulation final : public Engine, public PassContext, public RunView {
            kMicrosPerSecond;
   }
   Status Preempt(JobIndex j) override;
-  void Waiting(JobIndex j, WaitCause cause, WaitCause if_fits, JobIndex blocker) override {
-    reports_.push_back(WaitReport{j, cause, if_fits, blocker});
+  void Waiting(JobIndex j, WaitCause cause, WaitCause if_fits, JobIndex blocker,
+               Micros estimate) override {
+    reports_.push_back(WaitReport{j, cause, if_fits, blocker, estimate});
   }
 
   // RunView
@@ -154,7 +155,11 @@ class Simulation final : public Engine, public PassContext, public RunView {
   bool FitsOnSleepingNode(JobIndex j) const;
   // Power (power.h): per GPU model of the cluster, resolved once; the free
   // power of the nodes of p brought up to date after an allocation change.
-  void InitPower();
+  // Per-model power figures, node power, and the power budget (SimConfig).
+  Status InitPower();
+  Status InitBudget(ClusterState::PowerBudget budget);
+  // Why job can never start under the power budget ("" when it can).
+  std::string OverBudget(const Job& job, ModelMask mask);
   void UpdatePower(const Placement& p);
   // Sets job j's per-GPU context and active watts from its placement.
   void SetJobPower(JobIndex j);
@@ -249,6 +254,7 @@ class Simulation final : public Engine, public PassContext, public RunView {
     JobIndex job;
     WaitCause cause, if_fits;
     JobIndex blocker;
+    Micros estimate;
   };
   static constexpr uint32_t kNoPass = UINT32_MAX;
   struct WaitTrack {
@@ -257,7 +263,8 @@ class Simulation final : public Engine, public PassContext, public RunView {
     WaitCause cause = WaitCause::kQueueOrder;
     bool preempted = false;  // queued again after a preemption: all kPreemption
     JobIndex blocker = kNoBlocker;
-    NodeCounts nodes;  // of the open interval (SimConfig::wait_detail)
+    NodeCounts nodes;          // of the open interval (SimConfig::wait_detail)
+    Micros estimate = kNever;  // the scheduler's first estimate in the open interval
   };
   std::vector<WaitReport> reports_;  // of the pass in progress
   std::vector<Micros> pass_time_;    // time of each pass, by pass index

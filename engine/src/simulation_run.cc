@@ -62,6 +62,14 @@ Status Simulation::Init() {
       ++shapes_[it->second].count;
     }
   }
+  if (std::string e = CheckPowerModel(cfg_.power); !e.empty())
+    return Status::Error("power model: " + e);
+  if (!(cfg_.energy_price_per_kwh >= 0) || !std::isfinite(cfg_.energy_price_per_kwh))
+    return Status::Error("energy price must be finite and >= 0");
+  if (cfg_.power_off_after.us < 0 || cfg_.wake_delay.us < 0)
+    return Status::Error("power-off idle time and wake-up delay must be >= 0");
+  // Before the scheduler's Init: a policy may copy the cluster state, budget included.
+  if (Status s = InitPower(); !s.ok()) return s;
   if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
   window_start_ = n > 0 ? w_.jobs[0].submit : Micros(0);
   now_ = window_start_;
@@ -69,13 +77,6 @@ Status Simulation::Init() {
   marks_[1].time = n > 0 ? w_.jobs.back().submit : window_start_;
   meter_ = std::make_unique<ClusterMeter>(window_start_,
                                           std::vector<Micros>{marks_[0].time, marks_[1].time});
-  if (std::string e = CheckPowerModel(cfg_.power); !e.empty())
-    return Status::Error("power model: " + e);
-  if (!(cfg_.energy_price_per_kwh >= 0) || !std::isfinite(cfg_.energy_price_per_kwh))
-    return Status::Error("energy price must be finite and >= 0");
-  if (cfg_.power_off_after.us < 0 || cfg_.wake_delay.us < 0)
-    return Status::Error("power-off idle time and wake-up delay must be >= 0");
-  InitPower();
   node_state_.assign(cluster_.num_nodes(), 0);
   empty_since_.assign(cluster_.num_nodes(), Micros(0));
   wake_at_.assign(cluster_.num_nodes(), Micros(0));

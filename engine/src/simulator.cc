@@ -60,6 +60,32 @@ std::string Simulation::Infeasible(const Job& job, ModelMask mask) {
     return "gang of " + std::to_string(job.tasks) + " tasks exceeds the " +
            std::to_string(capacity) + " such tasks the whole cluster can hold";
   }
+  return cluster_.power_budget_on() ? OverBudget(job, mask) : std::string();
+}
+
+std::string Simulation::OverBudget(const Job& job, ModelMask mask) {
+  // The least a task counts (its cheapest node) against the budget, over the
+  // nodes that could host it, and whether some rack's headroom holds it.
+  const ClusterState::PowerBudget& b = cluster_.power_budget();
+  int64_t least = INT64_MAX;
+  bool rack_ok = b.rack_mw.empty();
+  for (const NodeShape& shape : shapes_) {
+    if (!cluster_.CouldEverHost(shape.example, job.task, mask)) continue;
+    least = std::min(least, cluster_.TaskPowerMw(shape.example, job.task));
+  }
+  if (least == INT64_MAX || least == 0) return {};
+  for (NodeIndex n = 0; n < cluster_.num_nodes() && !rack_ok; ++n) {
+    const uint32_t r = cluster_.topology().rack_of(n);
+    rack_ok =
+        cluster_.CouldEverHost(n, job.task, mask) &&
+        (r == UINT32_MAX || b.rack_mw[r] < 0 || cluster_.TaskPowerMw(n, job.task) <= b.rack_mw[r]);
+  }
+  auto w = [](int64_t mw) { return std::to_string((mw + 500) / 1000); };
+  if (!rack_ok)
+    return "no rack's power budget holds one task (" + w(least) + " W above idle at least)";
+  if (b.cluster_mw >= 0 && least * job.tasks > b.cluster_mw)
+    return "needs " + w(least * job.tasks) + " W above idle, the power budget leaves " +
+           w(b.cluster_mw) + " W";
   return {};
 }
 
@@ -114,6 +140,11 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
       for (size_t k = 0; k < i; ++k) cluster_.Release(p[k], granted);
       return fail(s.message());
     }
+  }
+  // Always on: no start takes the cluster or a rack over its power budget.
+  if (Status s = cluster_.CheckPowerBudget(p); !s.ok()) {
+    for (const TaskPlacement& t : p) cluster_.Release(t, granted);
+    return fail(s.message());
   }
   if (!(granted == job.task) && granted_.empty()) {
     granted_.reserve(w_.jobs.size());
@@ -409,9 +440,10 @@ void Simulation::UpdateStranded(const Placement& p) {
   }
 }
 
-void Simulation::InitPower() {
+Status Simulation::InitPower() {
   const ClusterSpec& spec = cluster_.spec();
   model_power_.clear();
+  ClusterState::PowerBudget budget;
   for (const GpuModelSpec& m : spec.models) {
     const GpuPower& found = PowerOf(cfg_.power, m.name);
     GpuPower p = found;
@@ -421,7 +453,8 @@ void Simulation::InitPower() {
       const std::string phys = m.name.substr(0, m.name.rfind(kMigSeparator));
       const GpuPower& whole = PowerOf(cfg_.power, phys);
       const double f = inst->prof().compute_slices / 7.0;
-      p = GpuPower{whole.idle_w * f, whole.context_w * f, whole.active_w * f, whole.source};
+      p = GpuPower{whole.idle_w * f, whole.context_w * f, whole.active_w * f,
+                   whole.source,     whole.tdp_w * f,     whole.cap_w * f};
     }
     ModelPower mp;
     mp.idle_w = p.idle_w;
@@ -430,6 +463,7 @@ void Simulation::InitPower() {
     mp.idle_uw = std::llround(p.idle_w * 1e6);
     mp.context_uw = std::llround(p.context_w * 1e6);
     model_power_.push_back(mp);
+    budget.model_mw.push_back(std::llround(BudgetWatts(p) * 1e3));
   }
   node_free_uw_.assign(cluster_.num_nodes(), 0);
   node_uw_total_ = 0;
@@ -438,6 +472,49 @@ void Simulation::InitPower() {
     node_uw_total_ += gpus > 0 ? std::llround(cfg_.power.node_w_per_gpu * 1e6) * gpus
                                : std::llround(cfg_.power.cpu_node_w * 1e6);
   }
+  return InitBudget(std::move(budget));
+}
+
+Status Simulation::InitBudget(ClusterState::PowerBudget budget) {
+  const double cluster_w = cfg_.power_budget_w, rack_w = cfg_.rack_power_budget_w;
+  if (!std::isfinite(cluster_w) || cluster_w < 0 || !std::isfinite(rack_w) || rack_w < 0)
+    return Status::Error("power budget must be finite and >= 0 W (0 = none)");
+  if (cluster_w == 0 && rack_w == 0) return Status::Ok();
+  // The idle draw the budget's headroom is left after: every GPU at idle
+  // power and every node's non-GPU power, whether on or off (docs/energy.md).
+  const Topology& topo = cluster_.topology();
+  std::vector<int64_t> rack_idle_mw(topo.num_racks(), 0);
+  int64_t idle_mw = 0;
+  for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
+    const NodeInfo& info = cluster_.node(n);
+    int64_t mw = info.gpus > 0 ? std::llround(cfg_.power.node_w_per_gpu * 1e3) * info.gpus
+                               : std::llround(cfg_.power.cpu_node_w * 1e3);
+    if (info.model >= 0) mw += model_power_[info.model].idle_uw / 1000 * info.gpus;
+    idle_mw += mw;
+    if (const uint32_t r = topo.rack_of(n); r != UINT32_MAX) rack_idle_mw[r] += mw;
+  }
+  auto w = [](int64_t mw) { return std::to_string((mw + 500) / 1000); };
+  if (cluster_w > 0) {
+    const int64_t mw = std::llround(cluster_w * 1e3);
+    if (mw < idle_mw)
+      return Status::Error("power budget " + w(mw) + " W is below the cluster's idle draw " +
+                           w(idle_mw) + " W (GPUs at idle power and node power)");
+    budget.cluster_mw = mw - idle_mw;
+  }
+  if (rack_w > 0) {
+    // Every cluster has racks: without any listed or generated, all nodes
+    // sit in "rack-0" (topology.h), so the rack budget is then the cluster's.
+    const int64_t mw = std::llround(rack_w * 1e3);
+    budget.rack_mw.assign(topo.num_racks(), -1);
+    for (size_t r = 0; r < topo.num_racks(); ++r) {
+      if (mw < rack_idle_mw[r])
+        return Status::Error("rack power budget " + w(mw) + " W is below rack '" +
+                             topo.rack_name(static_cast<uint32_t>(r)) + "'s idle draw " +
+                             w(rack_idle_mw[r]) + " W");
+      budget.rack_mw[r] = mw - rack_idle_mw[r];
+    }
+  }
+  return cluster_.SetPowerBudget(std::move(budget));
 }
 
 void Simulation::UpdatePower(const Placement& p) {
@@ -465,6 +542,7 @@ void Simulation::QueuedNow(JobIndex j, bool preempted) {
   w.cause = preempted ? WaitCause::kPreemption : sched_.unexamined_cause();
   w.blocker = kNoBlocker;
   w.nodes = NodeCounts{};
+  w.estimate = kNever;
 }
 
 void Simulation::Settle(JobIndex j, uint32_t pass) {
@@ -474,6 +552,7 @@ void Simulation::Settle(JobIndex j, uint32_t pass) {
   w.cause = sched_.unexamined_cause();
   w.blocker = kNoBlocker;
   w.nodes = NodeCounts{};
+  w.estimate = kNever;
   w.last_pass = kNoPass;
 }
 
@@ -485,7 +564,7 @@ void Simulation::CloseWait(JobIndex j, Micros t) {
       v.back().blocker == w.blocker)
     v.back().to = t;
   else
-    v.push_back(WaitInterval{w.since, t, w.cause, w.blocker, w.nodes});
+    v.push_back(WaitInterval{w.since, t, w.cause, w.blocker, w.nodes, w.estimate});
   w.since = t;
 }
 
@@ -511,12 +590,15 @@ void Simulation::ApplyWaitReports() {
         WaitCause k = ClassifyUnplaced(job, masks_[j], cluster_, rep.if_fits);
         // Resources short only because nodes sleep: waiting for power-on.
         if (sleeping_nodes_ > 0 && k != rep.if_fits && k != WaitCause::kMigLayout &&
-            FitsOnSleepingNode(j))
+            k != WaitCause::kPowerBudget && FitsOnSleepingNode(j))
           k = WaitCause::kPowerOn;
         it = classified.emplace(key, k).first;
       }
       c = it->second;
-      unplaced_.push_back(j);
+      // Waking nodes does not help a job the power budget holds back.
+      // (Once per pass: EASY reports its head twice, the second time with
+      // its reservation.)
+      if (c != WaitCause::kPowerBudget && wait_[j].last_pass != pass) unplaced_.push_back(j);
     } else if (static_cast<size_t>(c) >= kWaitCauses) {
       continue;
     }
@@ -529,6 +611,9 @@ void Simulation::ApplyWaitReports() {
       w.nodes = cfg_.wait_detail && rep.cause == WaitCause::kResources
                     ? CountNodes(w_.jobs[j], masks_[j], cluster_)
                     : NodeCounts{};
+      w.estimate = rep.estimate;
+    } else if (w.estimate == kNever) {
+      w.estimate = rep.estimate;
     }
     w.last_pass = pass;
   }

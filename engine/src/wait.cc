@@ -9,7 +9,7 @@ namespace utilsim {
 namespace {
 constexpr const char* kNames[kWaitCauses] = {
     "capacity",    "gpu-model",   "fragmentation",  "co-resource", "placement", "mig-layout",
-    "reservation", "queue-order", "recorded-start", "preemption",  "power-on"};
+    "reservation", "queue-order", "recorded-start", "preemption",  "power-on",  "power-budget"};
 
 bool Allowed(ModelMask mask, int model) { return model < 64 && ((mask >> model) & 1) != 0; }
 
@@ -90,22 +90,35 @@ NodeCounts CountNodes(const Job& job, ModelMask mask, const ClusterState& c) {
       ++k.cpu;
     else if (c.free_mem(n) < d.mem_bytes)
       ++k.mem;
+    else if (!c.PowerFits(n, d))
+      ++k.power;
     else
       ++k.fits;
   }
   return k;
 }
 
-WaitCause ClassifyUnplaced(const Job& job, ModelMask mask, const ClusterState& c,
-                           WaitCause if_fits) {
+namespace {
+
+// Whether the power budget holds the job: some node the resources allow has
+// room for one task, and the whole job's least power fits the cluster's
+// headroom (a gang's tasks are not placed together here: a stated
+// approximation, like the fractional gangs above).
+bool BudgetHolds(const Job& job, ModelMask mask, const ClusterState& c) {
+  if (!c.power_budget_on() || job.task.gpus <= 0) return true;
+  const int64_t n = c.FindFirst(0, job.task, mask, /*budget=*/true);
+  return n >= 0;
+}
+
+// The resource causes of ClassifyUnplaced, the power budget aside; `fits`
+// when the resources hold the job.
+WaitCause ClassifyResources(const Job& job, ModelMask mask, const ClusterState& c, WaitCause fits) {
   const TaskDemand& d = job.task;
   const int64_t tasks = job.tasks;
-  const WaitCause fits =
-      if_fits == WaitCause::kPlacement && d.mig_profile >= 0 ? WaitCause::kMigLayout : if_fits;
   if (d.gpus <= 0) {  // CPU-only: CPU and memory are its capacity
     int64_t cpu = c.total_cpu() - c.allocated_cpu(), mem = c.total_mem() - c.allocated_mem();
     if (cpu < d.cpu_milli * tasks || mem < d.mem_bytes * tasks) return WaitCause::kCapacity;
-    return c.FindFirst(0, d, mask) < 0 ? WaitCause::kFragmentation : fits;
+    return c.FindFirst(0, d, mask, false) < 0 ? WaitCause::kFragmentation : fits;
   }
   if (d.fractional()) {
     const int64_t free_share = c.total_gpus() * kMilliPerUnit - c.allocated_gpu_milli();
@@ -114,10 +127,10 @@ WaitCause ClassifyUnplaced(const Job& job, ModelMask mask, const ClusterState& c
     TaskDemand gpu_only = d;
     gpu_only.cpu_milli = 0;
     gpu_only.mem_bytes = 0;
-    if (c.FindFirst(0, gpu_only, mask) < 0)
-      return c.FindFirst(0, gpu_only, kAnyModel) >= 0 ? WaitCause::kGpuModel
-                                                      : WaitCause::kFragmentation;
-    return c.FindFirst(0, d, mask) < 0 ? WaitCause::kCoResource : fits;
+    if (c.FindFirst(0, gpu_only, mask, false) < 0)
+      return c.FindFirst(0, gpu_only, kAnyModel, false) >= 0 ? WaitCause::kGpuModel
+                                                             : WaitCause::kFragmentation;
+    return c.FindFirst(0, d, mask, false) < 0 ? WaitCause::kCoResource : fits;
   }
   int64_t free_allowed = 0, placeable = 0, free_all = 0, unused = 0;
   CountWhole(c, mask, d.gpus, &free_allowed, &placeable);
@@ -127,8 +140,20 @@ WaitCause ClassifyUnplaced(const Job& job, ModelMask mask, const ClusterState& c
     return free_all >= need ? WaitCause::kGpuModel : WaitCause::kCapacity;
   }
   if (placeable < tasks) return WaitCause::kFragmentation;
-  if (tasks == 1) return c.FindFirst(0, d, mask) < 0 ? WaitCause::kCoResource : fits;
+  if (tasks == 1) return c.FindFirst(0, d, mask, false) < 0 ? WaitCause::kCoResource : fits;
   return CountFull(c, d, mask, tasks) < tasks ? WaitCause::kCoResource : fits;
+}
+
+}  // namespace
+
+WaitCause ClassifyUnplaced(const Job& job, ModelMask mask, const ClusterState& c,
+                           WaitCause if_fits) {
+  const WaitCause fits = if_fits == WaitCause::kPlacement && job.task.mig_profile >= 0
+                             ? WaitCause::kMigLayout
+                             : if_fits;
+  const WaitCause cause = ClassifyResources(job, mask, c, fits);
+  if (cause != fits || BudgetHolds(job, mask, c)) return cause;
+  return WaitCause::kPowerBudget;
 }
 
 }  // namespace utilsim

@@ -84,6 +84,7 @@ class EasyBackfill final : public SubmitOrderScheduler {
     ClusterState shadow_state = c;
     Micros shadow = kNever;
     if (!Reserve(ctx, head, &shadow_state, &shadow)) return Status::Ok();
+    ctx.Waiting(head, WaitCause::kResources, WaitCause::kPlacement, kNoBlocker, shadow);
     // 3. Backfill behind it.
     std::set<JobShape> no_fit_now;
     const Micros now = ctx.now();
@@ -238,8 +239,8 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
         it = queue_.erase(it);
       } else {
         // Reserved for later: what holds it now is its resources, or else
-        // the reservations ahead of it.
-        ctx.Waiting(j, WaitCause::kResources, WaitCause::kReservation);
+        // the reservations ahead of it; it expects to start at `at`.
+        ctx.Waiting(j, WaitCause::kResources, WaitCause::kReservation, kNoBlocker, at);
         const uint32_t id = static_cast<uint32_t>(reservations_.size());
         for (uint32_t k = 0; k < p->size(); ++k) ByNode((*p)[k].node).push_back({false, id, k});
         reservations_.push_back({at, end, j, std::move(*p), false});

@@ -224,8 +224,9 @@ class ShapedContext final : public PassContext {
     if (s.ok()) wait_.Queue(j);
     return s;
   }
-  void Waiting(JobIndex j, WaitCause cause, WaitCause if_fits, JobIndex blocker) override {
-    real_.Waiting(j, cause, if_fits, blocker);
+  void Waiting(JobIndex j, WaitCause cause, WaitCause if_fits, JobIndex blocker,
+               Micros estimate) override {
+    real_.Waiting(j, cause, if_fits, blocker, estimate);
   }
 
  private:

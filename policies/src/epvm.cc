@@ -156,6 +156,9 @@ class Epvm final : public PlacementPolicy {
       for (int k = c.max_gpus_per_node(); k > top; --k)
         if (!c.Bucket(m, k).empty()) top = k;
     if (top < d.gpus && whole_floor) return -1;  // no node has the whole-free GPUs
+    // The floors raise the demand, which would raise its power too: with a
+    // power budget, the plain scan (ForEachCandidate tests power with d).
+    if (c.power_budget_on()) return ScanChoose(d, mask, c, no_partial);
     // The terms depend on the demand, the shapes and the base only: kept
     // while those repeat (the tasks of a gang, a job retried).
     if (!(terms_demand_ == d && terms_shapes_ == shapes_ && terms_base_ == log_base_)) {

@@ -37,7 +37,8 @@ size_t CollectFits(const ClusterState& c, const TaskDemand& d, ModelMask mask, i
                    bool dense_ok) {
   from = nodes.Next(from);  // the chains split the range from the first member on
   if (from >= to) return 0;
-  const bool share = k == 0 && d.gpus > 0;
+  // Shares and a power budget: CandidateFits, one by one.
+  const bool share = (k == 0 && d.gpus > 0) || c.power_budget_on();
   const int64_t cpu = d.cpu_milli, mem = d.mem_bytes;
   // Appends n to o (advancing len when it fits); returns the next member.
   auto step = [&](NodeIndex n, NodeIndex* o, size_t& len) {

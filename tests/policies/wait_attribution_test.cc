@@ -12,7 +12,7 @@
 // X: 2..100 capacity (nothing free); 100..200 reservation, held by H: from
 // 100 it fits k-0's free GPU, but would run past H's shadow time (200 s),
 // when H is reserved there; 200..210 gpu-model: H holds k-0, the free GPU
-// is g-0's; it starts at 210.
+// is g-0's; it starts at 210. H's estimated start, its reservation, is 200.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -58,6 +58,11 @@ TEST(WaitAttribution, EasyBackfillHandComputed) {
   EXPECT_DOUBLE_EQ(Cause(h, WaitCause::kCapacity), 149);
   EXPECT_DOUBLE_EQ(Cause(h, WaitCause::kFragmentation), 50);
   EXPECT_DOUBLE_EQ(h.queued_s, 199);
+  // H's reservation (the shadow time) is its estimated start in both
+  // intervals: k-0 is wholly free at 200, when A3 ends. X has none.
+  ASSERT_EQ(h.waits.size(), 2u);
+  EXPECT_EQ(h.waits[0].estimate, Seconds(200));
+  EXPECT_EQ(h.waits[1].estimate, Seconds(200));
   ASSERT_EQ(xr.name, "X");
   EXPECT_EQ(xr.start, Seconds(210));
   ASSERT_EQ(xr.waits.size(), 3u);
@@ -65,6 +70,7 @@ TEST(WaitAttribution, EasyBackfillHandComputed) {
   EXPECT_DOUBLE_EQ(Cause(xr, WaitCause::kReservation), 100);
   EXPECT_DOUBLE_EQ(Cause(xr, WaitCause::kGpuModel), 10);
   EXPECT_EQ(xr.waits[1].blocker, h.job);
+  EXPECT_EQ(xr.waits[0].estimate, kNever);
   // Strict FIFO: X is behind H and not examined while H waits.
   auto f = BuiltinPolicies().Make("fifo+first-fit");
   ASSERT_TRUE(f.ok());
@@ -137,8 +143,8 @@ TEST(WaitAttribution, CausesSumToTheQueuedTimeUnderEveryScheduler) {
   }
   EXPECT_GE(runs, 15);
   for (WaitCause cause : {WaitCause::kCapacity, WaitCause::kFragmentation, WaitCause::kGpuModel,
-                      WaitCause::kQueueOrder, WaitCause::kReservation, WaitCause::kRecordedStart,
-                      WaitCause::kPreemption})
+                          WaitCause::kQueueOrder, WaitCause::kReservation,
+                          WaitCause::kRecordedStart, WaitCause::kPreemption})
     EXPECT_TRUE(seen.count(cause)) << WaitCauseName(cause);
 }
 

@@ -95,17 +95,19 @@ TEST(CsvExportTest, WritesFourTablesWithHeaders) {
             "idle_sharing_gpu_s,idle_storage_gpu_s,energy_kwh,idle_energy_kwh,wait_capacity_s,"
             "wait_gpu_model_s,wait_fragmentation_s,wait_co_resource_s,wait_placement_s,"
             "wait_mig_layout_s,wait_reservation_s,wait_queue_order_s,wait_recorded_start_s,"
-            "wait_preemption_s,wait_power_on_s");
+            "wait_preemption_s,wait_power_on_s,wait_power_budget_s");
   // Shortest round-trip numbers; quoted text; never-reached times empty.
   EXPECT_EQ(jobs[1],
             "1,0,\"a,b\",0,finished,,1e-06,2.500001,100,2.5,,99.999999,90,1,0.5,n0:3,0,1e-07,"
-            "123456789.125,0.25,0.25,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+            "123456789.125,0.25,0.25,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
   EXPECT_EQ(jobs[2],
-            "1,1,w,0,unfinished,,5,,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+            "1,1,w,0,unfinished,,5,,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
   // One row per wait interval (none in these runs): the header only.
-  EXPECT_EQ(Lines(testutil::ReadFile(dir + "/waits.csv")),
-            std::vector<std::string>{"run_id,job_index,from_s,to_s,cause,blocker_index,nodes_model,"
-                                     "nodes_gpus,nodes_cpu,nodes_mem,nodes_fit,nodes_unavailable"});
+  EXPECT_EQ(
+      Lines(testutil::ReadFile(dir + "/waits.csv")),
+      std::vector<std::string>{
+          "run_id,job_index,from_s,to_s,cause,blocker_index,nodes_model,"
+          "nodes_gpus,nodes_cpu,nodes_mem,nodes_fit,nodes_unavailable,nodes_power,est_start_s"});
 }
 
 TEST(CsvExportTest, RunsRowsQuoteTextAndLeaveNanEmpty) {

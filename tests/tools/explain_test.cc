@@ -68,12 +68,23 @@ TEST(Explain, PrintsTheTimelineWithTheJobsAhead) {
   EXPECT_TRUE(Has(out, "0d 00:01:00 .. 0d 00:01:40  capacity (40 s)")) << out;
   EXPECT_TRUE(Has(out, "nodes then: 0 could host a task, 0 excluded by GPU model, 2 short of GPUs"))
       << out;
+  // At 60 s a (ends 100) and c (60 + 30 = 90) run: d's 8 GPUs are free at 100.
+  EXPECT_TRUE(Has(out,
+                  "enough GPUs free at 0d 00:01:40 had the jobs then running ended at their "
+                  "recorded runtimes"))
+      << out;
+  // EASY: c is the head from 20 s; its reservation is b's end, 60 s.
+  ASSERT_EQ(RunCli("explain --db " + Db() + " --run easy-backfill+best-fit --job c", &out), 0)
+      << out;
+  EXPECT_TRUE(Has(out, "the scheduler's estimated start (its reservation): 0d 00:01:00")) << out;
   ASSERT_EQ(RunCli("explain --db " + Db() + " --run best-fit --job '#3' --json", &out), 0) << out;
   const auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["job"], "d");
   EXPECT_DOUBLE_EQ(j["wait_by_cause_s"]["capacity"].get<double>(), 40);
   EXPECT_EQ(j["timeline"].size(), 2u);
   EXPECT_EQ(j["timeline"][0]["ahead"][0]["job"], "c");
+  EXPECT_DOUBLE_EQ(j["timeline"][1]["capacity_free_s"].get<double>(), 100);
+  EXPECT_TRUE(j["timeline"][1]["estimated_start_s"].is_null());  // strict FIFO reserves nothing
 }
 
 TEST(Explain, BadRequestsSayWhatThereIs) {

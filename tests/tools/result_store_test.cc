@@ -257,7 +257,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   std::string path = testutil::TempDir() + "/r.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   EXPECT_EQ(Query(path, "SELECT key || '=' || value FROM meta ORDER BY key"),
-            (std::vector<std::string>{"created_by=utilsim", "schema_version=5",
+            (std::vector<std::string>{"created_by=utilsim", "schema_version=6",
                                       "utilsim_version=0.1.0"}));
   EXPECT_EQ(Query(path, "PRAGMA page_size"), std::vector<std::string>{"4096"});
   EXPECT_EQ(
@@ -268,7 +268,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
           "idle_unattributed_gpus", "idle_input_gpus", "idle_communication_gpus", "idle_fixed_gpus",
           "idle_sharing_gpus", "idle_storage_gpus", "frag_gpu_milli", "power_w"}));
   std::vector<std::string> jobs_cols = Query(path, "SELECT name FROM pragma_table_info('jobs')");
-  ASSERT_EQ(jobs_cols.size(), 39u);
+  ASSERT_EQ(jobs_cols.size(), 40u);
   EXPECT_EQ(jobs_cols[0], "run_id");
   EXPECT_EQ(jobs_cols[10], "queued_s");
   EXPECT_EQ(jobs_cols[16], "preemptions");
@@ -278,13 +278,15 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   EXPECT_EQ(jobs_cols[26], "energy_kwh");
   EXPECT_EQ(jobs_cols[28], "wait_capacity_s");
   EXPECT_EQ(jobs_cols[38], "wait_power_on_s");
-  EXPECT_EQ(Query(path, "SELECT name FROM pragma_table_info('waits')"),
-            (std::vector<std::string>{"run_id", "job_index", "from_s", "to_s", "cause",
-                                      "blocker_index", "nodes_model", "nodes_gpus", "nodes_cpu",
-                                      "nodes_mem", "nodes_fit", "nodes_unavailable"}));
+  EXPECT_EQ(jobs_cols[39], "wait_power_budget_s");
+  EXPECT_EQ(
+      Query(path, "SELECT name FROM pragma_table_info('waits')"),
+      (std::vector<std::string>{"run_id", "job_index", "from_s", "to_s", "cause", "blocker_index",
+                                "nodes_model", "nodes_gpus", "nodes_cpu", "nodes_mem", "nodes_fit",
+                                "nodes_unavailable", "nodes_power", "est_start_s"}));
   std::vector<std::string> runs_cols = Query(path, "SELECT name FROM pragma_table_info('runs')");
   EXPECT_EQ(runs_cols.front(), "run_id");
-  EXPECT_EQ(runs_cols.back(), "wait_power_on_h");
+  EXPECT_EQ(runs_cols.back(), "wait_power_budget_h");
   EXPECT_NE(std::find(runs_cols.begin(), runs_cols.end(), "energy_alloc_idle_kwh"),
             runs_cols.end());
   EXPECT_NE(std::find(runs_cols.begin(), runs_cols.end(), "wait_co_resource_h"), runs_cols.end());
@@ -355,7 +357,7 @@ TEST(ResultStoreTest, ReadRejectsOtherFiles) {
   std::string path = dir + "/v2.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   Query(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 5");
+  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 6");
   Query(path, "UPDATE meta SET value = 'other' WHERE key = 'created_by'");
   EXPECT_EQ(ReadResults(path).status().message(), path + ": not a utilsim results database");
 }

@@ -49,10 +49,10 @@ TEST(TelemetryNvidiaSmi, WithUnits) {
   EXPECT_EQ(g1.busy, (std::vector<float>{1.0f}));
   EXPECT_EQ(g1.mem_bytes, (std::vector<int64_t>{4096 * kMiB}));
   EXPECT_EQ(t.rows_read, 5);
-  EXPECT_EQ(t.warnings.count(kWarnNotAvailable), 2);     // utilization and memory [N/A]
-  EXPECT_EQ(t.warnings.count(kWarnOutOfOrder), 1);       // the 00.500 row of GPU 0
+  EXPECT_EQ(t.warnings.count(kWarnNotAvailable), 3);     // utilization, memory and power [N/A]
+  EXPECT_EQ(t.warnings.count(kWarnOutOfOrder), 2);       // the 00.500 row of GPU 0 (util, power)
   EXPECT_EQ(t.warnings.count(kWarnMemoryUnmatched), 2);  // memory of rows without util
-  EXPECT_EQ(t.warnings.total(), 5);
+  EXPECT_EQ(t.warnings.total(), 7);
   EXPECT_EQ(t.warnings.examples().at(kWarnNotAvailable).front(),
             Fixture("telemetry/nvidia_smi_units.csv") + ":3: utilization.gpu [%] '[N/A]'");
 }

@@ -126,7 +126,8 @@ TEST(TelemetryPromJson, Errors) {
   EXPECT_EQ(ErrorOf(R"({"status":"success","data":{"resultType":"matrix","result":[]}})",
                     "DCGM_FI_DEV_GPU_TEMP"),
             ": metric: expected DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_SM_ACTIVE, "
-            "DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_FB_USED, got 'DCGM_FI_DEV_GPU_TEMP'");
+            "DCGM_FI_PROF_GR_ENGINE_ACTIVE, DCGM_FI_DEV_FB_USED or DCGM_FI_DEV_POWER_USAGE, got "
+            "'DCGM_FI_DEV_GPU_TEMP'");
 }
 
 }  // namespace

@@ -269,6 +269,21 @@ void AddRunOptions(CLI::App* cmd, CliOptions& o) {
       ->check(checks::AtLeast(0, "seconds"))
       ->capture_default_str()
       ->group(kRunGroup);
+  cmd->add_option("--power-cap", o.run.power_cap,
+                  "Cap GPU power (nvidia-smi -pl): W or P% of TDP for every GPU model, or "
+                  "MODEL=W,MODEL=P%; busy work slows and busy power drops by the power model's "
+                  "cap curve (default: Zeus's published V100 curve; docs/energy.md)")
+      ->group(kRunGroup);
+  cmd->add_option("--power-budget", o.run.power_budget_w,
+                  "IT power budget of the cluster in W: idle draw plus what allocated GPUs may "
+                  "add (each at its cap, else TDP); jobs that would exceed it wait "
+                  "(power-budget); 0 = none")
+      ->check(checks::AtLeast(0, "watts"))
+      ->group(kRunGroup);
+  cmd->add_option("--rack-power-budget", o.run.rack_power_budget_w,
+                  "The same budget for each rack of the cluster's topology, W; 0 = none")
+      ->check(checks::AtLeast(0, "watts"))
+      ->group(kRunGroup);
   cmd->add_flag("--wait-detail", o.run.wait_detail,
                 "Record, at the start of each wait interval, how many nodes failed the job on "
                 "each constraint (shown by `utilsim explain`; costs a scan of the nodes per "
@@ -390,6 +405,9 @@ Status FlagError(const Status& s) {
       {"energy_price_per_kwh", "--energy-price"},
       {"power_off_after", "--power-off-after"},
       {"wake_delay", "--wake-delay"},
+      {"power_caps", "--power-cap"},
+      {"power_budget_w", "--power-budget"},
+      {"rack_power_budget_w", "--rack-power-budget"},
       {"threads", "--threads"},
       {"policy", "--policy"},
   };
@@ -476,6 +494,13 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   auto wake = seconds(f.wake_delay_s, "--wake-delay", false);
   if (!wake.ok()) return wake.status();
   r.wake_delay = wake.value();
+  if (!f.power_cap.empty()) {
+    auto caps = ParsePowerCaps(f.power_cap);
+    if (!caps.ok()) return FlagError(Status::Error("power_caps: " + caps.status().message()));
+    r.power_caps = caps.value();
+  }
+  r.power_budget_w = f.power_budget_w;
+  r.rack_power_budget_w = f.rack_power_budget_w;
   r.wait_detail = f.wait_detail;
   r.threads = f.threads;
   if (Status v = ValidateRunSpec(r); !v.ok()) return FlagError(v);

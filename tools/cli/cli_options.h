@@ -41,6 +41,9 @@ struct RunFlags {
   double energy_price = 0.10;     // USD per kWh
   double power_off_after_s = -1;  // < 0: never
   double wake_delay_s = 300;
+  std::string power_cap;           // "" = none; ParsePowerCaps
+  double power_budget_w = 0;       // 0 = none
+  double rack_power_budget_w = 0;  // 0 = none
   bool wait_detail = false;
   std::string window = "arrivals";
   double warmup_s = 0;

@@ -79,10 +79,13 @@ struct ExplainCliOptions {
 CLI::App* AddExplainCommand(CLI::App* app, ExplainCliOptions& s);
 Status ExplainCommand(const ExplainCliOptions& s);
 
-// `utilsim power-fit CSV` (cmd_power_fit.cc): the power model's calibration
-// on the Acme summary (docs/energy.md).
+// `utilsim power-fit CSV | --telemetry FILE` (cmd_power_fit.cc): the power
+// model's calibration on the Acme summary, or on telemetry that records power
+// beside utilization (docs/energy.md). Exactly one of csv and telemetry.
 struct PowerFitCliOptions {
   std::string csv;
+  std::string telemetry, telemetry_format;  // comma-separated files; "" = detected
+  std::string signal;                       // "" = sm_active, else gr_engine_active, else gpu_util
   bool yaml = false;
 };
 CLI::App* AddPowerFitCommand(CLI::App* app, PowerFitCliOptions& s);

@@ -19,7 +19,7 @@ Result<DcgmSeriesLabels> DcgmLabelsOf(
 
 std::optional<UtilSignal> DcgmUtilSignal(std::string_view metric) {
   const std::optional<internal::MetricInfo> info = internal::LookupDcgmMetric(metric);
-  if (!info || info->memory()) return std::nullopt;
+  if (!info || !info->util()) return std::nullopt;
   return info->signal;
 }
 

@@ -47,7 +47,7 @@ class Parser {
     return Status::Ok();
   }
   Status Gpu(const YAML::Node& n, const std::string& path, GpuPower* p) const {
-    if (Status s = Keys(n, path, {"idle_w", "context_w", "active_w"}); !s.ok()) return s;
+    if (Status s = Keys(n, path, {"idle_w", "context_w", "active_w", "tdp_w"}); !s.ok()) return s;
     for (const char* k : {"idle_w", "context_w", "active_w"})
       if (!n[k]) return At(n, "key '" + path + "': missing '" + k + "'");
     if (Status s = Number(n["idle_w"], path + ".idle_w", 0, "watts >= 0", &p->idle_w); !s.ok())
@@ -61,16 +61,49 @@ class Parser {
     if (Status s = Number(n["active_w"], path + ".active_w", p->context_w, buf, &p->active_w);
         !s.ok())
       return s;
+    p->tdp_w = 0;  // unknown unless given
+    if (n["tdp_w"]) {
+      std::snprintf(buf, sizeof buf, "watts > context_w (%g)", p->context_w);
+      if (Status s = Number(n["tdp_w"], path + ".tdp_w", p->context_w, buf, &p->tdp_w); !s.ok())
+        return s;
+      if (p->tdp_w <= p->context_w)
+        return At(n["tdp_w"], "key '" + path + ".tdp_w': expected " + buf);
+    }
     p->source = source_;
+    return Status::Ok();
+  }
+
+  // cap_curve: a list of [g, time, energy] rows (power.h CapPoint).
+  Status Curve(const YAML::Node& c, std::vector<CapPoint>* out) const {
+    if (!c.IsSequence() || c.size() == 0)
+      return At(c, "key 'cap_curve': expected a list of [g, time, energy] rows");
+    out->clear();
+    for (size_t i = 0; i < c.size(); ++i) {
+      const YAML::Node row = c[i];
+      const std::string key = "cap_curve[" + std::to_string(i) + "]";
+      if (!row.IsSequence() || row.size() != 3)
+        return At(row, "key '" + key + "': expected [g, time, energy]");
+      CapPoint p;
+      if (Status s = Number(row[0], key + ".g", 0, "a number > 0", &p.g); !s.ok()) return s;
+      if (Status s = Number(row[1], key + ".time", 1, "a number >= 1", &p.time); !s.ok()) return s;
+      if (Status s = Number(row[2], key + ".energy", 0, "a number > 0", &p.energy); !s.ok())
+        return s;
+      out->push_back(p);
+    }
+    if (std::string e = CheckCapCurve(*out); !e.empty()) return At(c, "key 'cap_curve': " + e);
     return Status::Ok();
   }
 
   Result<PowerModel> Parse(const YAML::Node& root) const {
     PowerModel m = DefaultPowerModel();
     if (!root || root.IsNull()) return m;
-    if (Status s = Keys(root, "", {"pue", "node_w_per_gpu", "cpu_node_w", "fallback", "models"});
+    if (Status s = Keys(root, "",
+                        {"pue", "node_w_per_gpu", "cpu_node_w", "fallback", "models", "cap_curve"});
         !s.ok())
       return s;
+    if (const YAML::Node c = root["cap_curve"]) {
+      if (Status s = Curve(c, &m.cap_curve); !s.ok()) return s;
+    }
     if (root["pue"])
       if (Status s = Number(root["pue"], "pue", 1, "a number >= 1", &m.pue); !s.ok()) return s;
     if (root["node_w_per_gpu"])

@@ -35,6 +35,7 @@ std::optional<MetricInfo> LookupDcgmMetric(std::string_view name) {
     return MetricInfo{ValueKind::kRatio, UtilSignal::kGrEngineActive};
   }
   if (name == "DCGM_FI_DEV_FB_USED") return MetricInfo{ValueKind::kMiB, UtilSignal::kUnknown};
+  if (name == "DCGM_FI_DEV_POWER_USAGE") return MetricInfo{ValueKind::kWatts, UtilSignal::kUnknown};
   return std::nullopt;
 }
 
@@ -74,6 +75,11 @@ Result<EntityKey> KeyFromLabels(const Labels& labels, const std::string& default
     key.gpu = v;
   }
   return key;
+}
+
+std::string ModelFromLabels(const Labels& labels) {
+  const std::string* m = FirstLabel(labels, {"modelName"});
+  return m ? *m : std::string();
 }
 
 std::string Loc::Str() const {
@@ -135,6 +141,76 @@ std::optional<int64_t> BytesFromRaw(double v, ValueKind kind, std::string_view t
   return std::llround(mib ? v * 1048576.0 : v);
 }
 
+std::optional<float> WattsFromRaw(double v, std::string_view text, const Loc& loc,
+                                  Warnings* warnings) {
+  if (const char* bad = CheckRaw(v, kDcgmBlank, kMaxBoardWatts)) {
+    Count(bad, text, loc, warnings);
+    return std::nullopt;
+  }
+  return static_cast<float>(v);
+}
+
+namespace {
+
+// Appends one sample to an entity's side series (memory or power), unless it
+// is at or before the series' last sample (counted, dropped).
+template <typename T>
+void AddSide(std::map<EntityKey, SideSeries<T>>* series, const EntityKey& key, Micros t, T v,
+             const char* what, const Loc& loc, Warnings* warnings) {
+  SideSeries<T>& s = (*series)[key];
+  if (!s.time.empty() && t <= s.time.back()) {
+    if (warnings) {
+      warnings->Add(kWarnOutOfOrder, loc.Str() + ": " + key.Describe() + " " + what + " at " +
+                                         FormatSeconds(t) + " s, not after " +
+                                         FormatSeconds(s.time.back()) + " s");
+    }
+    return;
+  }
+  s.time.push_back(t);
+  s.value.push_back(v);
+}
+
+// The join of telemetry.h: the side series' value at each time of `time`
+// (same entity, equal time), `missing` where it has none; marks the side
+// samples used in *used (sized to the side series).
+template <typename T>
+std::vector<T> JoinByTime(const std::vector<Micros>& time, const SideSeries<T>& side, T missing,
+                          std::vector<char>* used) {
+  used->resize(side.time.size(), 0);
+  std::vector<T> out(time.size(), missing);
+  size_t j = 0;
+  for (size_t i = 0; i < time.size(); ++i) {
+    while (j < side.time.size() && side.time[j] < time[i]) ++j;
+    if (j < side.time.size() && side.time[j] == time[i]) {
+      out[i] = side.value[j];
+      (*used)[j] = 1;
+    }
+  }
+  return out;
+}
+
+// Counts the side samples no utilization sample took: once per entity
+// without any utilization track (`only`), else once per sample (`unmatched`).
+template <typename T>
+void CountUnjoined(const std::map<EntityKey, SideSeries<T>>& series,
+                   const std::map<EntityKey, std::vector<char>>& used, const char* only,
+                   const char* unmatched, Warnings* warnings) {
+  if (!warnings) return;
+  for (const auto& [k, s] : series) {
+    auto u = used.find(k);
+    if (u == used.end()) {
+      warnings->Add(only, k.Describe());
+      continue;
+    }
+    for (size_t j = 0; j < s.time.size(); ++j) {
+      if (!u->second[j])
+        warnings->Add(unmatched, k.Describe() + " at " + FormatSeconds(s.time[j]) + " s");
+    }
+  }
+}
+
+}  // namespace
+
 void TrackSet::AddUtil(const EntityKey& key, UtilSignal signal, Micros t, float busy,
                        const Loc& loc) {
   auto [it, fresh] = util_.try_emplace({key, signal});
@@ -155,21 +231,20 @@ void TrackSet::AddUtil(const EntityKey& key, UtilSignal signal, Micros t, float 
 }
 
 void TrackSet::AddMem(const EntityKey& key, Micros t, int64_t bytes, const Loc& loc) {
-  Mem& m = mem_[key];
-  if (!m.time.empty() && t <= m.time.back()) {
-    if (warnings_) {
-      warnings_->Add(kWarnOutOfOrder, loc.Str() + ": " + key.Describe() + " memory at " +
-                                          FormatSeconds(t) + " s, not after " +
-                                          FormatSeconds(m.time.back()) + " s");
-    }
-    return;
-  }
-  m.time.push_back(t);
-  m.bytes.push_back(bytes);
+  AddSide(&mem_, key, t, bytes, "memory", loc, warnings_);
+}
+
+void TrackSet::AddPower(const EntityKey& key, Micros t, float watts, const Loc& loc) {
+  AddSide(&power_, key, t, watts, "power", loc, warnings_);
+}
+
+void TrackSet::SetModel(const EntityKey& key, std::string_view model) {
+  if (!model.empty()) model_.try_emplace(key, model);
 }
 
 void TrackSet::Finish(std::vector<UtilTrack>* out) {
-  std::map<EntityKey, std::vector<char>> used;  // memory samples joined to some track
+  // Side samples joined to some track, per entity.
+  std::map<EntityKey, std::vector<char>> mem_used, power_used;
   for (auto& [ks, s] : util_) {
     const EntityKey& k = ks.first;
     UtilTrack tr;
@@ -180,39 +255,23 @@ void TrackSet::Finish(std::vector<UtilTrack>* out) {
     tr.namespace_name = k.namespace_name;
     tr.container = k.container;
     tr.signal = ks.second;
-    auto m = mem_.find(k);
-    if (m != mem_.end()) {
-      std::vector<char>& u = used[k];
-      u.resize(m->second.time.size(), 0);
-      tr.mem_bytes.assign(s.time.size(), -1);
-      size_t j = 0;
-      for (size_t i = 0; i < s.time.size(); ++i) {
-        while (j < m->second.time.size() && m->second.time[j] < s.time[i]) ++j;
-        if (j < m->second.time.size() && m->second.time[j] == s.time[i]) {
-          tr.mem_bytes[i] = m->second.bytes[j];
-          u[j] = 1;
-        }
-      }
+    if (auto m = model_.find(k); m != model_.end()) tr.model = m->second;
+    if (auto m = mem_.find(k); m != mem_.end()) {
+      tr.mem_bytes = JoinByTime<int64_t>(s.time, m->second, -1, &mem_used[k]);
+    }
+    if (auto p = power_.find(k); p != power_.end()) {
+      tr.power_w = JoinByTime<float>(s.time, p->second, -1.0f, &power_used[k]);
     }
     tr.time = std::move(s.time);
     tr.busy = std::move(s.busy);
     out->push_back(std::move(tr));
   }
-  for (const auto& [k, m] : mem_) {
-    auto u = used.find(k);
-    if (u == used.end()) {
-      if (warnings_) warnings_->Add(kWarnMemoryOnly, k.Describe());
-      continue;
-    }
-    for (size_t j = 0; j < m.time.size(); ++j) {
-      if (!u->second[j] && warnings_) {
-        warnings_->Add(kWarnMemoryUnmatched,
-                       k.Describe() + " at " + FormatSeconds(m.time[j]) + " s");
-      }
-    }
-  }
+  CountUnjoined(mem_, mem_used, kWarnMemoryOnly, kWarnMemoryUnmatched, warnings_);
+  CountUnjoined(power_, power_used, kWarnPowerOnly, kWarnPowerUnmatched, warnings_);
   util_.clear();
   mem_.clear();
+  power_.clear();
+  model_.clear();
 }
 
 Result<std::string> ReadWholeFile(const std::string& path) {

@@ -1,5 +1,7 @@
 // Shared parts of the telemetry readers: metric table, label conventions,
-// value checks (DCGM blanks, ranges) and the per-entity track builder.
+// value checks (DCGM blanks, ranges) and the per-entity track builder, which
+// joins memory and power to the utilization tracks by one rule (equal time of
+// the same entity).
 #pragma once
 
 #include <compare>
@@ -24,15 +26,18 @@ enum class ValueKind {
   kRatio,    // utilization 0..1
   kMiB,      // memory MiB -> bytes
   kBytes,    // memory bytes
+  kWatts,    // board power W
 };
 
 struct MetricInfo {
   ValueKind kind = ValueKind::kRatio;
   UtilSignal signal = UtilSignal::kUnknown;  // kUnknown for memory
   bool memory() const { return kind == ValueKind::kMiB || kind == ValueKind::kBytes; }
+  bool power() const { return kind == ValueKind::kWatts; }
+  bool util() const { return signal != UtilSignal::kUnknown; }
 };
 
-// The four dcgm-exporter metrics read (telemetry.h); nullopt for others.
+// The five dcgm-exporter metrics read (telemetry.h); nullopt for others.
 std::optional<MetricInfo> LookupDcgmMetric(std::string_view name);
 
 // What identifies one series. Field order gives the output order of tracks.
@@ -51,6 +56,8 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 // an error text "field 'gpu': expected a GPU index (integer >= 0), got 'x'"
 // without location, for the caller to prefix.
 Result<EntityKey> KeyFromLabels(const Labels& labels, const std::string& default_host);
+// The GPU model name of a series (dcgm-exporter's "modelName" label), or "".
+std::string ModelFromLabels(const Labels& labels);
 
 // Where a sample came from: "<file>:<line>" or "<file>: <path>".
 struct Loc {
@@ -73,20 +80,36 @@ const char* BusyWarning(double v, ValueKind kind);
 // Same for memory (kMiB / kBytes) -> bytes.
 std::optional<int64_t> BytesFromRaw(double v, ValueKind kind, std::string_view text, const Loc& loc,
                                     Warnings* warnings);
+// Same for board power in watts: blank, non-finite, negative or above
+// kMaxBoardWatts is counted and gives nullopt.
+inline constexpr double kMaxBoardWatts = 1e5;
+std::optional<float> WattsFromRaw(double v, std::string_view text, const Loc& loc,
+                                  Warnings* warnings);
 
 // Parses a decimal number or NaN / Inf / +Inf / -Inf (any case). nullopt for
 // other text.
 std::optional<double> ParseSample(std::string_view text);
 
-// Collects samples per (entity, signal) and memory per entity, then builds
-// the tracks (telemetry.h contract: order checks, memory joined by time).
+// A per-entity series joined to the utilization tracks (memory, power).
+template <typename T>
+struct SideSeries {
+  std::vector<Micros> time;  // strictly increasing
+  std::vector<T> value;
+};
+
+// Collects samples per (entity, signal), memory and power per entity, and the
+// GPU model per entity, then builds the tracks (telemetry.h contract: order
+// checks, memory and power joined by equal time through one join).
 class TrackSet {
  public:
   explicit TrackSet(Warnings* warnings) : warnings_(warnings) {}
   void AddUtil(const EntityKey& key, UtilSignal signal, Micros t, float busy, const Loc& loc);
   void AddMem(const EntityKey& key, Micros t, int64_t bytes, const Loc& loc);
-  // Appends the tracks to *out (sorted as documented); counts memory that
-  // joined no utilization sample.
+  void AddPower(const EntityKey& key, Micros t, float watts, const Loc& loc);
+  // The GPU model of an entity; "" is ignored, the first non-empty name wins.
+  void SetModel(const EntityKey& key, std::string_view model);
+  // Appends the tracks to *out (sorted as documented); counts memory and
+  // power that joined no utilization sample.
   void Finish(std::vector<UtilTrack>* out);
 
  private:
@@ -94,13 +117,11 @@ class TrackSet {
     std::vector<Micros> time;
     std::vector<float> busy;
   };
-  struct Mem {
-    std::vector<Micros> time;
-    std::vector<int64_t> bytes;
-  };
   Warnings* warnings_;
   std::map<std::pair<EntityKey, UtilSignal>, Series> util_;
-  std::map<EntityKey, Mem> mem_;
+  std::map<EntityKey, SideSeries<int64_t>> mem_;
+  std::map<EntityKey, SideSeries<float>> power_;
+  std::map<EntityKey, std::string> model_;
 };
 
 // Reads a whole file, plain or gzip, into memory ("<path>: cannot open: ..."

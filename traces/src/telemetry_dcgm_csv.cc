@@ -12,13 +12,14 @@ using internal::ValueKind;
 struct FieldColumn {
   const char* name;
   ValueKind kind;
-  UtilSignal signal;  // kUnknown for memory
+  UtilSignal signal;  // kUnknown for memory and power
 };
 constexpr FieldColumn kFields[] = {
     {"GRACT", ValueKind::kRatio, UtilSignal::kGrEngineActive},
     {"SMACT", ValueKind::kRatio, UtilSignal::kSmActive},
     {"GPUTL", ValueKind::kPercent, UtilSignal::kGpuUtil},
     {"FBUSD", ValueKind::kMiB, UtilSignal::kUnknown},
+    {"POWER", ValueKind::kWatts, UtilSignal::kUnknown},
 };
 
 bool NotAvailable(std::string_view v) {
@@ -85,7 +86,11 @@ Result<TelemetryData> ReadDcgmFieldCsv(const std::string& path, const TelemetryO
       }
       const std::optional<double> v = internal::ParseSample(text);
       if (!v) return csv.FieldError(p.col, "a number");
-      if (p.field.signal == UtilSignal::kUnknown) {
+      if (p.field.kind == ValueKind::kWatts) {
+        if (auto w = internal::WattsFromRaw(*v, text, loc, &out.warnings)) {
+          tracks.AddPower(key, t.value(), *w, loc);
+        }
+      } else if (p.field.signal == UtilSignal::kUnknown) {
         if (auto b = internal::BytesFromRaw(*v, p.field.kind, text, loc, &out.warnings)) {
           tracks.AddMem(key, t.value(), *b, loc);
         }

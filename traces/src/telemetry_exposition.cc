@@ -153,9 +153,13 @@ struct Exposition {
     if (!key.ok())
       return Status::Error(file + ":" + std::to_string(line) + ": " + key.status().message());
     const Loc loc{&file, line, {}};
+    tracks->SetModel(key.value(), internal::ModelFromLabels(labels));
     if (metric->memory()) {
       auto bytes = internal::BytesFromRaw(*value, metric->kind, tok[0], loc, &out->warnings);
       if (bytes) tracks->AddMem(key.value(), *t, *bytes, loc);
+    } else if (metric->power()) {
+      auto watts = internal::WattsFromRaw(*value, tok[0], loc, &out->warnings);
+      if (watts) tracks->AddPower(key.value(), *t, *watts, loc);
     } else {
       auto busy = internal::BusyFromRaw(*value, metric->kind, tok[0], loc, &out->warnings);
       if (busy) tracks->AddUtil(key.value(), metric->signal, *t, *busy, loc);

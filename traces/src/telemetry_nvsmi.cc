@@ -1,6 +1,7 @@
 // nvidia-smi --query-gpu CSV (telemetry.h, reader 3).
 #include <cctype>
 #include <charconv>
+#include <utility>
 
 #include "telemetry_common.h"
 #include "utilsim/engine/units.h"
@@ -87,10 +88,10 @@ struct Column {
   std::string unit;  // from the header, e.g. "%" or "MiB"; may be empty
 };
 
-// Strips a unit written after the number ("45 %", "1024 MiB").
+// Strips a unit written after the number ("45 %", "1024 MiB", "592.74 W").
 std::string_view StripUnit(std::string_view v, const std::string& unit) {
-  for (std::string_view u :
-       {std::string_view(unit), std::string_view("%"), std::string_view("MiB")}) {
+  for (std::string_view u : {std::string_view(unit), std::string_view("%"), std::string_view("MiB"),
+                             std::string_view("W")}) {
     if (!u.empty() && v.size() > u.size() && v.ends_with(u)) {
       v.remove_suffix(u.size());
       while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
@@ -129,14 +130,17 @@ Result<TelemetryData> ReadNvidiaSmiCsv(const std::string& path, const TelemetryO
                           "' (expected nvidia-smi --query-gpu output with a header)");
     }
   }
-  if (cols.count("memory.used") && !cols["memory.used"].unit.empty() &&
-      cols["memory.used"].unit != "MiB") {
-    return header_error("field 'memory.used': expected the unit [MiB], got '[" +
-                        cols["memory.used"].unit + "]'");
+  for (const auto& [name, unit] : {std::pair<std::string, std::string>{"memory.used", "MiB"},
+                                   std::pair<std::string, std::string>{"power.draw", "W"}}) {
+    if (cols.count(name) && !cols[name].unit.empty() && cols[name].unit != unit) {
+      return header_error("field '" + name + "': expected the unit [" + unit + "], got '[" +
+                          cols[name].unit + "]'");
+    }
   }
   auto col = [&](const char* name) { return cols.count(name) ? cols[name].index : -1; };
   const int ts_col = col("timestamp"), util_col = col("utilization.gpu");
   const int idx_col = col("index"), uuid_col = col("uuid"), mem_col = col("memory.used");
+  const int power_col = col("power.draw"), name_col = col("name");
   const std::string first_header = csv.columns()[0];
 
   TelemetryData out;
@@ -166,6 +170,9 @@ Result<TelemetryData> ReadNvidiaSmiCsv(const std::string& path, const TelemetryO
     }
     if (uuid_col >= 0 && !NotAvailable(csv.field(static_cast<size_t>(uuid_col)))) {
       key.uuid = std::string(csv.field(static_cast<size_t>(uuid_col)));
+    }
+    if (name_col >= 0 && !NotAvailable(csv.field(static_cast<size_t>(name_col)))) {
+      tracks.SetModel(key, csv.field(static_cast<size_t>(name_col)));
     }
     // Reads one numeric column; nullopt after counting [N/A].
     auto value = [&](int c, std::string_view expected) -> Result<std::optional<double>> {
@@ -197,6 +204,16 @@ Result<TelemetryData> ReadNvidiaSmiCsv(const std::string& path, const TelemetryO
         if (auto b =
                 internal::BytesFromRaw(*mem.value(), ValueKind::kMiB, text, loc, &out.warnings)) {
           tracks.AddMem(key, *t, *b, loc);
+        }
+      }
+    }
+    if (power_col >= 0) {
+      auto watts = value(power_col, "watts (a number)");
+      if (!watts.ok()) return watts.status();
+      if (watts.value()) {
+        const auto text = csv.field(static_cast<size_t>(power_col));
+        if (auto w = internal::WattsFromRaw(*watts.value(), text, loc, &out.warnings)) {
+          tracks.AddPower(key, *t, *w, loc);
         }
       }
     }

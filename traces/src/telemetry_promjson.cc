@@ -24,7 +24,8 @@ Status CheckMetricName(const std::string& metric, const std::string& what) {
   if (metric.empty() || internal::LookupDcgmMetric(metric)) return Status::Ok();
   return Status::Error(what +
                        ": expected DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_SM_ACTIVE, "
-                       "DCGM_FI_PROF_GR_ENGINE_ACTIVE or DCGM_FI_DEV_FB_USED, got '" +
+                       "DCGM_FI_PROF_GR_ENGINE_ACTIVE, DCGM_FI_DEV_FB_USED or "
+                       "DCGM_FI_DEV_POWER_USAGE, got '" +
                        metric + "'");
 }
 
@@ -50,6 +51,10 @@ struct Reader {
     if (info.memory()) {
       if (auto b = internal::BytesFromRaw(*v, info.kind, text, loc, &out->warnings)) {
         tracks->AddMem(key, *t, *b, loc);
+      }
+    } else if (info.power()) {
+      if (auto w = internal::WattsFromRaw(*v, text, loc, &out->warnings)) {
+        tracks->AddPower(key, *t, *w, loc);
       }
     } else if (auto busy = internal::BusyFromRaw(*v, info.kind, text, loc, &out->warnings)) {
       tracks->AddUtil(key, info.signal, *t, *busy, loc);
@@ -92,6 +97,7 @@ struct Reader {
     }
     auto key = internal::KeyFromLabels(labels, options.host);
     if (!key.ok()) return Status::Error(file + ": " + base + ".metric: " + key.status().message());
+    tracks->SetModel(key.value(), internal::ModelFromLabels(labels));
     if (!matrix) return Sample(vals, base + ".value", *info, key.value());
     if (!vals.is_array()) return FieldError(file, base + ".values", "an array", vals);
     for (size_t k = 0; k < vals.size(); ++k) {

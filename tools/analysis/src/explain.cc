@@ -51,9 +51,36 @@ const char* Meaning(WaitCause c) {
       return "preempted; queued again";
     case WaitCause::kPowerOn:
       return "it fits only on nodes powered off or still waking up";
+    case WaitCause::kPowerBudget:
+      return "the resources were there; the power budget was not";
     default:
       return "";
   }
+}
+
+// The earliest time the GPUs job `rec` needs are free, from the jobs of `run`
+// running at t ending at their recorded runtimes (ExplainStep::
+// capacity_estimate); kNever when the cluster's size is unknown or they
+// never are.
+Micros CapacityEstimate(const RunResult& run, const JobRecord& rec, Micros t) {
+  const int64_t capacity = run.summary.capacity_gpus * 1000;
+  if (capacity <= 0 || rec.gpu_milli <= 0) return kNever;
+  int64_t used = 0;
+  std::vector<std::pair<Micros, int64_t>> ends;
+  for (const JobRecord& k : run.jobs) {
+    if (k.start.us < 0 || k.start > t || (k.finish.us >= 0 && k.finish <= t) || k.job == rec.job)
+      continue;
+    used += k.gpu_milli;
+    ends.emplace_back(std::max(t, k.start + k.recorded_runtime), k.gpu_milli);
+  }
+  int64_t free = capacity - used;
+  if (free >= rec.gpu_milli) return t;
+  std::sort(ends.begin(), ends.end());
+  for (const auto& [end, milli] : ends) {
+    free += milli;
+    if (free >= rec.gpu_milli) return end;
+  }
+  return kNever;
 }
 
 // The cause job k was waiting on at instant t, or kCount when it was not
@@ -103,6 +130,8 @@ Result<Explanation> ExplainJob(const std::vector<RunResult>& runs, const std::st
     st.interval = w;
     if (w.blocker != kNoBlocker && w.blocker < run->jobs.size())
       st.blocker_name = run->jobs[w.blocker].name;
+    if (w.cause == WaitCause::kCapacity)
+      st.capacity_estimate = CapacityEstimate(*run, *rec, w.from);
     if (w.cause == WaitCause::kQueueOrder) {
       for (const JobRecord& k : run->jobs) {
         if (k.job == rec->job || k.submit > rec->submit ||
@@ -151,11 +180,18 @@ std::string FormatExplanation(const Explanation& e) {
            "): " + Meaning(w.cause);
     if (!s.blocker_name.empty()) out += "; held by job " + s.blocker_name;
     out += "\n";
+    if (w.estimate != kNever)
+      out += "      the scheduler's estimated start (its reservation): " +
+             Clock(w.estimate.seconds()) + "\n";
+    if (s.capacity_estimate != kNever)
+      out += "      enough GPUs free at " + Clock(s.capacity_estimate.seconds()) +
+             " had the jobs then running ended at their recorded runtimes\n";
     if (const NodeCounts& n = w.nodes; n.known)
       out += "      nodes then: " + std::to_string(n.fits) + " could host a task, " +
              std::to_string(n.model) + " excluded by GPU model, " + std::to_string(n.gpus) +
              " short of GPUs, " + std::to_string(n.cpu) + " of CPU, " + std::to_string(n.mem) +
-             " of memory, " + std::to_string(n.unavailable) + " unavailable\n";
+             " of memory, " + std::to_string(n.power) + " of power budget, " +
+             std::to_string(n.unavailable) + " unavailable\n";
     if (!s.ahead.empty()) {
       out += "      ahead of it then: " + std::to_string(s.ahead_total) +
              " job(s) waiting for resources, first ";
@@ -189,9 +225,20 @@ std::string ExplanationJson(const Explanation& e) {
     x["to_s"] = s.interval.to.seconds();
     x["cause"] = WaitCauseName(s.interval.cause);
     x["blocker"] = s.blocker_name.empty() ? ordered_json(nullptr) : ordered_json(s.blocker_name);
+    x["estimated_start_s"] = s.interval.estimate == kNever
+                                 ? ordered_json(nullptr)
+                                 : ordered_json(s.interval.estimate.seconds());
+    x["capacity_free_s"] = s.capacity_estimate == kNever
+                               ? ordered_json(nullptr)
+                               : ordered_json(s.capacity_estimate.seconds());
     if (const NodeCounts& n = s.interval.nodes; n.known)
-      x["nodes"] = {{"fit", n.fits}, {"model", n.model}, {"gpus", n.gpus},
-                    {"cpu", n.cpu},  {"mem", n.mem},     {"unavailable", n.unavailable}};
+      x["nodes"] = {{"fit", n.fits},
+                    {"model", n.model},
+                    {"gpus", n.gpus},
+                    {"cpu", n.cpu},
+                    {"mem", n.mem},
+                    {"power", n.power},
+                    {"unavailable", n.unavailable}};
     else
       x["nodes"] = nullptr;
     ordered_json ahead = ordered_json::array();

@@ -85,6 +85,10 @@ Status ValidateRunSpec(const RunSpec& s) {
   if (s.power_off_after && s.power_off_after->us < 0)
     return bad("power_off_after: expected seconds >= 0");
   if (s.wake_delay.us < 0) return bad("wake_delay: expected seconds >= 0");
+  if (!(s.power_budget_w >= 0 && std::isfinite(s.power_budget_w)))
+    return bad("power_budget_w: expected watts >= 0 (0 = none)");
+  if (!(s.rack_power_budget_w >= 0 && std::isfinite(s.rack_power_budget_w)))
+    return bad("rack_power_budget_w: expected watts >= 0 (0 = none)");
   if (s.host_scale && !(s.host_scale->cpu > 0 && s.host_scale->mem > 0 &&
                         std::isfinite(s.host_scale->cpu) && std::isfinite(s.host_scale->mem)))
     return bad("host_scale: expected CPU and memory factors > 0");
@@ -114,6 +118,26 @@ std::string FormatReservation(const GpuReservation& r) {
     s += buf;
   }
   return s;
+}
+
+}  // namespace
+
+namespace {
+
+// "power caps: A100-80GB 250 W (busy x1.05 time, active 210.4 W)", the
+// capped models of `spec` (their cap_w in `power`).
+std::string PowerCapNote(const ClusterSpec& spec, const PowerModel& power) {
+  std::string out = "power caps:";
+  for (size_t i = 0; i < spec.models.size(); ++i) {
+    const GpuPower& p = PowerOf(power, spec.models[i].name);
+    if (p.cap_w <= 0) continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s %s %.0f W (speed %.4g, busy power %.1f W)",
+                  out.size() > 11 ? "," : "", spec.models[i].name.c_str(), p.cap_w,
+                  spec.models[i].speed, p.active_w);
+    out += buf;
+  }
+  return out;
 }
 
 }  // namespace
@@ -163,9 +187,19 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
     const int64_t n = ScaleHostRequests(&s->workload, *spec.host_scale);
     s->notes.push_back(HostScaleNote(*spec.host_scale, n));
   }
+  // 1b. Power caps: slower busy work and lower busy power of capped models
+  // (MIG instances below inherit them from their physical model).
+  ClusterSpec capped = cluster;
+  PowerModel power = spec.power;
+  if (!spec.power_caps.empty()) {
+    if (Status c = ApplyPowerCaps(spec.power_caps, &capped, &power); !c.ok())
+      return Status::Error(StatusCode::kInvalidArgument, "power_caps: " + c.message());
+    s->cluster = capped;
+    s->notes.push_back(PowerCapNote(capped, power));
+  }
   // 2. MIG: expanded cluster and right-sized jobs, or dynamic sizing.
   if (spec.mig.mode != MigSpec::Mode::kOff) {
-    auto m = PrepareMig(spec.mig, cluster, &s->workload);
+    auto m = PrepareMig(spec.mig, capped, &s->workload);
     if (!m.ok()) return m.status();
     s->mig = std::move(m).value();
     s->cluster = s->mig->run_cluster;
@@ -235,7 +269,9 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   }
   cfg.seed = spec.seed;
   cfg.price_per_gpu_h = spec.price_per_gpu_h;
-  cfg.power = spec.power;
+  cfg.power = power;
+  cfg.power_budget_w = spec.power_budget_w;
+  cfg.rack_power_budget_w = spec.rack_power_budget_w;
   cfg.energy_price_per_kwh = spec.energy_price_per_kwh;
   cfg.power_off_after = spec.power_off_after.value_or(kNever);
   cfg.wake_delay = spec.wake_delay;

@@ -177,14 +177,16 @@ Status ParseWaitRow(const std::vector<Cell>& row, std::vector<JobRecord>* jobs) 
   w.to = r.Time();
   const std::string cause = r.Text();
   const double blocker = r.Real();  // NULL: none
-  double counts[6];
+  double counts[7];
   for (double& v : counts) v = r.Real();  // NULL: not recorded
+  w.estimate = r.Time(/*nullable=*/true);
+  if (w.estimate.us < 0) w.estimate = kNever;
   if (!r.status().ok()) return r.status();
   if (!std::isnan(counts[0])) {
     w.nodes.known = true;
-    int32_t* out[] = {&w.nodes.model, &w.nodes.gpus, &w.nodes.cpu,
-                      &w.nodes.mem,   &w.nodes.fits, &w.nodes.unavailable};
-    for (int k = 0; k < 6; ++k) *out[k] = static_cast<int32_t>(counts[k]);
+    int32_t* out[] = {&w.nodes.model, &w.nodes.gpus,        &w.nodes.cpu,  &w.nodes.mem,
+                      &w.nodes.fits,  &w.nodes.unavailable, &w.nodes.power};
+    for (int k = 0; k < 7; ++k) *out[k] = static_cast<int32_t>(counts[k]);
   }
   if (!ParseWaitCause(cause, &w.cause))
     return Status::Error("table waits, column cause: unknown cause '" + cause + "'");

@@ -221,7 +221,9 @@ const Table& WaitsTable() {
                   {"nodes_cpu", T::kInteger},
                   {"nodes_mem", T::kInteger},
                   {"nodes_fit", T::kInteger},
-                  {"nodes_unavailable", T::kInteger}}};
+                  {"nodes_unavailable", T::kInteger},
+                  {"nodes_power", T::kInteger},
+                  {"est_start_s", T::kReal}}};
   }();
   return kTable;
 }
@@ -234,8 +236,9 @@ void WaitRow(int64_t run_id, JobIndex job, const WaitInterval& w, std::vector<Ce
           Cell::Text(WaitCauseName(w.cause)),
           w.blocker == kNoBlocker ? Cell::Null() : Cell::Int(w.blocker)};
   const NodeCounts& n = w.nodes;
-  for (int32_t v : {n.model, n.gpus, n.cpu, n.mem, n.fits, n.unavailable})
+  for (int32_t v : {n.model, n.gpus, n.cpu, n.mem, n.fits, n.unavailable, n.power})
     row->push_back(n.known ? Cell::Int(v) : Cell::Null());
+  row->push_back(w.estimate == kNever ? Cell::Null() : TimeCell(w.estimate));
 }
 
 void RunRow(int64_t run_id, const RunResult& run, std::vector<Cell>* row) {

@@ -107,6 +107,14 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
   for (const Table* t : tables) {
     if (!db.Exec(CreateSql(*t))) return fail("cannot create tables");
   }
+  // Queued hours per run, tenant and cause, from the waits (docs/results.md).
+  if (!db.Exec("CREATE VIEW waits_by_cause AS SELECT w.run_id AS run_id, j.tenant AS tenant, "
+               "w.cause AS cause, COUNT(DISTINCT w.job_index) AS jobs, "
+               "SUM(w.to_s - w.from_s) / 3600.0 AS wait_h FROM waits w JOIN jobs j "
+               "ON j.run_id = w.run_id AND j.job_index = w.job_index "
+               "GROUP BY w.run_id, j.tenant, w.cause")) {
+    return fail("cannot create views");
+  }
   Stmt meta;
   if (!meta.Prepare(db, "INSERT INTO meta(key, value) VALUES(?, ?)")) return fail("cannot write");
   const std::string version = runs.empty() ? "" : runs.front().meta.utilsim_version;

@@ -88,8 +88,49 @@ class ClusterState {
   bool ModelAllowed(NodeIndex n, ModelMask mask) const;
 
   // True when node n can host one task of demand d now (model, GPUs, CPU, mem;
-  // a fractional task needs one GPU where GpuFits).
-  bool CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
+  // a fractional task needs one GPU where GpuFits; and the power budget, when
+  // one is set, has room for it: PowerFits).
+  bool CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
+    return HostsResources(n, d, mask) && PowerFits(n, d);
+  }
+  // CanHost without the power budget (what the resources alone allow).
+  bool HostsResources(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
+
+  // Power budget (docs/energy.md, "Power budget"): an optional limit on the
+  // power that allocated GPUs may add to the cluster's idle draw, for the
+  // whole cluster and for each rack. Each allocated GPU counts its model's
+  // budgeted watts above idle (pro rata for a share); a task fits only where
+  // both headrooms hold it (CanHost, FindFirst). Allocate does not refuse
+  // (a policy's tentative allocations and their undoing may pass through
+  // states above it); the engine checks every start (CheckPowerBudget).
+  struct PowerBudget {
+    int64_t cluster_mw = -1;        // headroom of the cluster, mW; < 0 = no limit
+    std::vector<int64_t> rack_mw;   // per Topology rack, mW; empty or < 0 = no limit
+    std::vector<int64_t> model_mw;  // per GPU model: mW one whole allocated GPU counts
+  };
+  // Sets the budget; what is allocated now is counted against it (it may
+  // exceed it: then nothing new fits until enough is released). Errors: a
+  // model_mw of the wrong size or negative, rack_mw of the wrong size.
+  Status SetPowerBudget(PowerBudget b);
+  bool power_budget_on() const { return budget_on_; }
+  const PowerBudget& power_budget() const { return budget_; }
+  // mW the allocated GPUs count now (0 without a budget).
+  int64_t power_used_mw() const { return power_used_; }
+  // What one task of d on node n counts against the budget, mW.
+  int64_t TaskPowerMw(NodeIndex n, const TaskDemand& d) const;
+  // Error when what is allocated now exceeds the cluster's headroom or that
+  // of a rack holding a task of p (the engine's check after each start).
+  Status CheckPowerBudget(const Placement& p) const;
+  // True without a budget, else when one more task of d on n stays within
+  // the cluster's and n's rack's headroom.
+  bool PowerFits(NodeIndex n, const TaskDemand& d) const {
+    return !budget_on_ || PowerFitsSlow(n, d);
+  }
+  // False when no node of an allowed model can fit one task of d under the
+  // budget (the cheapest allowed model exceeds the cluster's headroom left,
+  // or every rack's); true without a budget. A necessary condition only, for
+  // skipping a search when the budget is spent.
+  bool PowerRoomAnywhere(const TaskDemand& d, ModelMask mask) const;
   // Cordoning (Kubernetes' word): a cordoned node keeps what it holds
   // (Allocate and Release work as before, totals count it) but hosts
   // nothing new: CanHost is false and FindFirst skips it, so no policy
@@ -122,8 +163,9 @@ class ClusterState {
   // Nodes of `model` (-1 for CPU-only) with exactly k whole-free GPUs, not
   // cordoned.
   const NodeSet& Bucket(int model, int k) const;
-  // Leftmost node with index >= from that can host d now, or -1.
-  int64_t FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask) const;
+  // Leftmost node with index >= from that can host d now, or -1; with
+  // budget false, the power budget is ignored (HostsResources).
+  int64_t FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask, bool budget = true) const;
 
   // Totals.
   int64_t total_gpus() const { return total_gpus_; }
@@ -144,7 +186,9 @@ class ClusterState {
   void UpdateNode(NodeIndex n, int32_t old_whole);
   void UpdateTree(NodeIndex n);
   int64_t FindFirstRec(size_t pos, size_t lo, size_t hi, NodeIndex from, const TaskDemand& d,
-                       ModelMask mask) const;
+                       ModelMask mask, bool budget) const;
+  bool PowerFitsSlow(NodeIndex n, const TaskDemand& d) const;
+  void ChargePower(NodeIndex n, const TaskDemand& d, int64_t sign);
   int32_t LargestShare(NodeIndex n) const;
   static uint64_t PickGpusByDomain(const int32_t* free_milli, int count, int dom, int need);
 
@@ -169,6 +213,10 @@ class ClusterState {
   int64_t total_gpus_ = 0, total_cpu_ = 0, total_mem_ = 0;
   int64_t alloc_gpu_milli_ = 0, alloc_cpu_ = 0, alloc_mem_ = 0;
   int64_t whole_free_total_ = 0;
+  bool budget_on_ = false;
+  PowerBudget budget_;
+  int64_t power_used_ = 0;
+  std::vector<int64_t> rack_used_;  // per rack, mW
 };
 
 // Formats a placement as "node:gpu,gpu;node:gpu" (CPU-only tasks: "node:"),

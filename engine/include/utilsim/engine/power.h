@@ -18,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "utilsim/engine/cluster_spec.h"
+#include "utilsim/engine/status.h"
+
 namespace utilsim {
 
 struct GpuPower {
@@ -25,7 +28,31 @@ struct GpuPower {
   double context_w = 0;  // allocated, not busy (W, >= idle_w)
   double active_w = 0;   // allocated, busy 100 % of the time (W, >= context_w)
   std::string source;    // where the figures come from (shown in docs and results)
+  double tdp_w = 0;      // board power limit by default (datasheet TDP), W; 0 = unknown
+  double cap_w = 0;      // a power cap in force (ApplyPowerCaps), W; 0 = none
 };
+
+// --- Power caps (docs/energy.md, "Power caps") ---
+//
+// A cap C on a GPU model (nvidia-smi -pl) slows the GPU-busy part of its jobs
+// and lowers its busy power, by a published power-cap curve indexed by
+// g = C / active_w (the cap over the model's busy power): at g the busy part
+// takes time(g) times as long, and uses energy(g) times the energy, so
+//   speed'    = speed / time(g)     (ClusterSpec: the progress model slows
+//                                    only the busy part, u / speed)
+//   active_w' = active_w x energy(g) / time(g)
+// Idle and context power, and non-busy time, are unchanged. Linear between
+// the curve's points; g at or above the last point changes nothing; below the
+// first point is an error (no data).
+struct CapPoint {
+  double g = 1;       // cap / active_w
+  double time = 1;    // relative time of the busy part (>= 1)
+  double energy = 1;  // relative energy of the busy part (> 0)
+};
+// The default curve: Zeus (You, Chung, Chowdhury, NSDI'23), its published
+// V100 trace of ResNet-50 on ImageNet (batch 256) at power limits 100..250 W,
+// indexed by the limit over the uncapped average draw (220.25 W).
+const std::vector<CapPoint>& DefaultCapCurve();
 
 struct PowerModel {
   // Per GPU model name (ClusterSpec's GpuModelSpec::name, matched exactly,
@@ -37,6 +64,9 @@ struct PowerModel {
   double node_w_per_gpu = 0;
   double cpu_node_w = 0;
   double pue = 1.0;  // facility / IT power (>= 1)
+  // How a power cap trades speed for power (ApplyPowerCaps); must pass
+  // CheckCapCurve.
+  std::vector<CapPoint> cap_curve = DefaultCapCurve();
 };
 
 // The built-in model: published idle and TDP figures per GPU model, the
@@ -57,5 +87,34 @@ double GpuWatts(const GpuPower& p, double allocated, double busy);
 // "" when m is usable, else what is wrong ("model 'X': active_w 100 below
 // context_w 120").
 std::string CheckPowerModel(const PowerModel& m);
+
+// One cap: every GPU of `model` ("" = every GPU model of the cluster)
+// limited to `watts`, or to `tdp_fraction` of its tdp_w when watts is 0.
+struct PowerCap {
+  std::string model;
+  double watts = 0;
+  double tdp_fraction = 0;
+};
+
+// Parses "W", "P%", "MODEL=W" or "MODEL=P%", comma-separated ("300",
+// "A100=250,V100=60%"). Errors name the entry.
+Result<std::vector<PowerCap>> ParsePowerCaps(const std::string& text);
+
+// Applies `caps` (in order; a later cap of a model replaces an earlier one)
+// to the cluster's GPU models by power->cap_curve: each
+// capped model's speed in *spec and its power figures in *power (an exact
+// entry is added for a model the power model matched by fallback). Errors:
+// an unknown model, a % cap of a model without tdp_w, a cap at or below
+// context_w or below the curve's first point, a bad curve.
+Status ApplyPowerCaps(const std::vector<PowerCap>& caps, ClusterSpec* spec, PowerModel* power);
+// The curve's (time, energy) at g (clamped to the last point above).
+CapPoint CapAt(const std::vector<CapPoint>& curve, double g);
+// "" when the curve is usable (>= 1 point, g increasing and > 0, times >= 1,
+// energies > 0, the last point time 1 and energy 1).
+std::string CheckCapCurve(const std::vector<CapPoint>& curve);
+
+// Watts one whole allocated GPU counts against a power budget above its idle
+// draw: its cap if capped, else its tdp_w, else active_w; minus idle_w.
+double BudgetWatts(const GpuPower& p);
 
 }  // namespace utilsim

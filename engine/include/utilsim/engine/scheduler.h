@@ -68,12 +68,14 @@ class PassContext {
   // this pass and did not start, because of `cause` (WaitCause::kResources:
   // it did not fit, the engine classifies on the state at the end of the
   // pass, with `if_fits` when every count says it fits); `blocker` is the job
-  // whose reservation held it back, when there is one. A job not reported in
-  // a pass waits on the queue ahead of it (Scheduler::unexamined_cause). The
-  // last report of a job in a pass counts. Optional: the default ignores it.
+  // whose reservation held it back, when there is one; `estimate` is when
+  // the scheduler expects to start it (a backfill reservation's time), kNever
+  // when it has no such estimate. A job not reported in a pass waits on the
+  // queue ahead of it (Scheduler::unexamined_cause). The last report of a job
+  // in a pass counts. Optional: the default ignores it.
   virtual void Waiting(JobIndex /*j*/, WaitCause /*cause*/,
                        WaitCause /*if_fits*/ = WaitCause::kPlacement,
-                       JobIndex /*blocker*/ = kNoBlocker) {}
+                       JobIndex /*blocker*/ = kNoBlocker, Micros /*estimate*/ = kNever) {}
 };
 
 class Scheduler {

@@ -43,6 +43,14 @@ struct SimConfig {
   // host again `wake_delay` later. kNever = never switch off.
   Micros power_off_after = kNever;
   Micros wake_delay = Seconds(300);  // >= 0
+  // Power budget (docs/energy.md, "Power budget"), IT watts, 0 = none: the
+  // idle draw of the whole cluster (every GPU at idle power, every node's
+  // non-GPU power) plus what allocated GPUs may add above idle, counted at
+  // BudgetWatts (cap, else TDP, else active power) per whole GPU, never
+  // exceeds power_budget_w; rack_power_budget_w is the same limit for each
+  // rack of the topology. Jobs that would exceed it wait (kPowerBudget).
+  double power_budget_w = 0;
+  double rack_power_budget_w = 0;
   // Wait attribution detail: at the start of each wait interval with a
   // resource cause, count the nodes failing the job on each constraint
   // (WaitInterval::nodes; O(nodes) per interval, so off by default).

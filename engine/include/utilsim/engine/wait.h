@@ -31,6 +31,7 @@ enum class WaitCause : uint8_t {
   kRecordedStart,  // replay (as-recorded): its recorded start time has not come
   kPreemption,     // queued again after a preemption (the whole re-queued interval)
   kPowerOn,        // it fits only on nodes that are powered off or still waking up
+  kPowerBudget,    // the resources are there, the power budget (cluster or rack) is not
   kCount,
   // Only in a report (PassContext::Waiting): "it did not fit; classify" —
   // the engine picks one of the first five (ClassifyUnplaced) at the end of
@@ -49,7 +50,10 @@ inline constexpr JobIndex kNoBlocker = std::numeric_limits<JobIndex>::max();
 
 // Why a job that a placement could not place waits, judged on cluster state
 // c (precedence as listed in WaitCause): capacity before GPU model before
-// fragmentation before co-resource; when every count says it fits,
+// fragmentation before co-resource, all on the resources alone; then, with a
+// power budget set (ClusterState::SetPowerBudget), kPowerBudget when no node
+// the resources allow has the budget's room for a task (or the whole job's
+// power exceeds the cluster's headroom); when every count says it fits,
 // `if_fits` (kPlacement for an ordinary pass, kReservation where the
 // scheduler held it back for reservations; a job with a MIG profile gets
 // kMigLayout instead of kPlacement). Cost: O(GPU models x GPUs per node),
@@ -61,10 +65,10 @@ WaitCause ClassifyUnplaced(const Job& job, ModelMask mask, const ClusterState& c
 
 // How many nodes fail one task of a job on which constraint, first failing
 // check counted (model, then GPUs: count, share or GPU memory, then CPU,
-// then memory); `fits` can host a task now; `unavailable` are cordoned
-// (drained, powered off). A node counted once.
+// then memory, then the power budget); `fits` can host a task now;
+// `unavailable` are cordoned (drained, powered off). A node counted once.
 struct NodeCounts {
-  int32_t model = 0, gpus = 0, cpu = 0, mem = 0, fits = 0, unavailable = 0;
+  int32_t model = 0, gpus = 0, cpu = 0, mem = 0, fits = 0, unavailable = 0, power = 0;
   bool known = false;  // computed (SimConfig::wait_detail)
 };
 NodeCounts CountNodes(const Job& job, ModelMask mask, const ClusterState& c);
@@ -75,6 +79,9 @@ struct WaitInterval {
   WaitCause cause = WaitCause::kQueueOrder;
   JobIndex blocker = kNoBlocker;  // the reservation's or blocking job, when known
   NodeCounts nodes;               // at the interval's start, with SimConfig::wait_detail
+  // When the scheduler then expected to start the job (its first estimate in
+  // the interval: a backfill reservation), kNever when it gave none.
+  Micros estimate = kNever;
 };
 
 }  // namespace utilsim

@@ -157,6 +157,7 @@ void ForEachCandidateBucket(const ClusterState& c, const TaskDemand& d, ModelMas
   // Fractional and CPU-only tasks visit every bucket; the segment tree tells
   // cheaply when nothing fits at all.
   if (!whole && c.FindFirst(0, d, mask) < 0) return;
+  if (!c.PowerRoomAnywhere(d, mask)) return;  // a power budget that is spent
   const int first_model = d.gpus == 0 && mask == kAnyModel ? -1 : 0;
   const int lo = whole ? d.gpus : 0;
   for (int m = first_model; m < c.num_models(); ++m) {
@@ -177,10 +178,13 @@ void ForEachCandidateBucket(const ClusterState& c, const TaskDemand& d, ModelMas
 
 // ForEachCandidate's test of node n of bucket k: n can host d (the model and
 // GPU memory were checked per bucket; a node of bucket 0 can host a GPU task
-// only through a share).
+// only through a share), the power budget included. With a power budget on,
+// every walk below tests each node with this, one by one (the branch-free
+// paths test CPU and memory only).
 inline bool CandidateFits(const ClusterState& c, const TaskDemand& d, ModelMask mask, int k,
                           NodeIndex n) {
   if (c.free_cpu(n) < d.cpu_milli || c.free_mem(n) < d.mem_bytes) return false;
+  if (!c.PowerFits(n, d)) return false;  // the power budget's room (true without one)
   return !(k == 0 && d.gpus > 0) || c.CanHost(n, d, mask);
 }
 
@@ -219,7 +223,7 @@ bool ForEachBucketCandidate(const ClusterState& c, const TaskDemand& d, ModelMas
   auto dedup = [&](NodeIndex v) {  // true: drop v as a pristine duplicate
     return seen && c.tasks_on(v) == 0 && seen->SeenOrAdd(m, k, c.free_cpu(v), c.free_mem(v));
   };
-  if (k == 0 && d.gpus > 0) {  // shares: one by one
+  if ((k == 0 && d.gpus > 0) || c.power_budget_on()) {  // shares, a power budget: one by one
     for (; n < end; n = nodes.Next(n + 1))
       if (CandidateFits(c, d, mask, k, n) && !dedup(n) && !visit(n)) return false;
     return true;

@@ -11,9 +11,17 @@
 //  - a track's times are strictly increasing: a sample at or before the
 //    previous sample of the same track is dropped and counted
 //    (kWarnOutOfOrder).
-//  - GPU memory (mem_bytes) is joined to a track by equal time of the same
-//    entity; -1 marks a sample without a memory value; mem_bytes is empty
-//    when the source gave no memory for the track at all.
+//  - GPU memory (mem_bytes) and board power (power_w, W) are joined to a
+//    track by equal time of the same entity, by one rule: -1 marks a sample
+//    without a memory / power value; mem_bytes / power_w is empty when the
+//    source gave no memory / power for the entity at all. Every utilization
+//    track of the entity (one per signal) gets the same values.
+//  - power is a board-power reading in W: blank (DCGM sentinel), non-finite,
+//    negative or above 100 kW is counted (kWarnBlank, kWarnNonFinite,
+//    kWarnRange) and the sample has no power value.
+//  - model is the GPU model name the source writes for the entity
+//    (dcgm-exporter's modelName label, nvidia-smi's name column; the first
+//    non-empty one of the entity's series), "" when it gives none.
 //  - values a reader can skip are counted in TelemetryData::warnings under
 //    the kinds below, with "<file>:<line>: <detail>" examples; malformed
 //    input is an error naming the file and line, and a bad value reads
@@ -41,7 +49,7 @@ inline constexpr char kWarnBlank[] = "DCGM blank value";
 inline constexpr char kWarnNotAvailable[] = "value not available";
 // NaN / +Inf / -Inf in Prometheus text or JSON.
 inline constexpr char kWarnNonFinite[] = "non-finite value";
-// Utilization outside 0..100 % / 0..1, or negative memory.
+// Utilization outside 0..100 % / 0..1, negative memory, power < 0 or > 100 kW.
 inline constexpr char kWarnRange[] = "value out of range";
 // A sample at or before the previous one of its track (dropped).
 inline constexpr char kWarnOutOfOrder[] = "duplicate or out-of-order sample";
@@ -52,6 +60,9 @@ inline constexpr char kWarnNoJoinLabel[] = "series without pod or host";
 // entity), and memory samples at a time with no utilization sample.
 inline constexpr char kWarnMemoryOnly[] = "memory series without utilization series";
 inline constexpr char kWarnMemoryUnmatched[] = "memory sample without utilization sample";
+// The same for power samples.
+inline constexpr char kWarnPowerOnly[] = "power series without utilization series";
+inline constexpr char kWarnPowerUnmatched[] = "power sample without utilization sample";
 
 // Options shared by the readers; each reader documents which it uses.
 struct TelemetryOptions {
@@ -61,7 +72,7 @@ struct TelemetryOptions {
   // Prometheus text: time of samples written without a timestamp.
   std::optional<Micros> scrape_time;
   // Prometheus query_range JSON: metric of series without "__name__" (e.g.
-  // results of avg_over_time(...)); one of the four metric names below.
+  // results of avg_over_time(...)); one of the five metric names below.
   std::string metric;
   // DCGM field CSV: EntityId is a GPU index (true) or a GPU-instance id
   // (false, as in the MIGProfiler recorder, which keeps "GPU-I" rows).
@@ -71,8 +82,9 @@ struct TelemetryOptions {
 // 1. dcgm-exporter Prometheus text exposition (domain.md §3.2), plain or gzip.
 // Read metrics: DCGM_FI_DEV_GPU_UTIL (%, kGpuUtil), DCGM_FI_PROF_SM_ACTIVE
 // (ratio, kSmActive), DCGM_FI_PROF_GR_ENGINE_ACTIVE (ratio, kGrEngineActive),
-// DCGM_FI_DEV_FB_USED (MiB, memory). Other metrics are checked for syntax
-// and skipped (counted in a note). Labels: hostname or Hostname -> host
+// DCGM_FI_DEV_FB_USED (MiB, memory), DCGM_FI_DEV_POWER_USAGE (field 155, W,
+// power). Other metrics are checked for syntax and skipped (counted in a
+// note). Labels: modelName -> model; hostname or Hostname -> host
 // (else options.host); gpu -> gpu; GPU_I_ID -> gpu_instance; UUID
 // (parent GPU) keeps series apart; pod | pod_name | hpc_job -> job;
 // namespace | pod_namespace -> namespace_name; container | container_name ->
@@ -103,13 +115,13 @@ Result<std::vector<ScrapeFile>> ListScrapeFiles(const std::string& dir);
 // §4.4): {"status":"success","data":{"resultType":"matrix","result":[
 // {"metric":{...},"values":[[<unix s>,"<v>"],...]}]}}. "vector" results
 // ("value":[t,"v"]) are read as one sample per series. The metric is
-// "__name__", else the file's `metric`, else options.metric; the same four
+// "__name__", else the file's `metric`, else options.metric; the same five
 // metrics and label conventions as the text format. status "error" is an
 // error quoting errorType and error; "warnings" go to notes. Errors in
 // values name the JSON path: "<file>: field 'data.result[2].values[5][1]':
 // expected ..., got '...'". Several files go into one TelemetryData, so
-// FB_USED from one query joins GPU_UTIL from another. Time origin: UNIX
-// epoch.
+// FB_USED or POWER_USAGE from one query joins GPU_UTIL from another. Time
+// origin: UNIX epoch.
 struct PromQueryFile {
   std::string path;
   std::string metric;  // for series without __name__; empty: options.metric
@@ -123,8 +135,9 @@ Result<TelemetryData> ReadPromQueryRange(const std::string& path,
 // §3.4). A header row is required; names may carry a unit ("memory.used
 // [MiB]"), values may repeat it ("1024 MiB") or not (nounits). Columns:
 // timestamp (required, "YYYY/MM/DD HH:MM:SS[.fff]"), utilization.gpu
-// (required, %, kGpuUtil), index, uuid, memory.used (MiB); others are
-// ignored. "[N/A]", "[Not Supported]" and other bracketed texts are counted
+// (required, %, kGpuUtil), index, uuid, memory.used (MiB), power.draw (W,
+// "592.74 W" or "592.74"), name (-> model); others are ignored. "[N/A]",
+// "[Not Supported]" and other bracketed texts are counted
 // (kWarnNotAvailable) and skipped. A row equal to the header (concatenated
 // outputs) is skipped. Host: options.host. Time origin: the machine's local
 // wall clock read as if UTC (nvidia-smi prints no zone), i.e. Micros since
@@ -134,8 +147,8 @@ Result<TelemetryData> ReadNvidiaSmiCsv(const std::string& path,
 
 // 4. DCGM field CSV as written by the MIGProfiler recorder (dcgmi dmon
 // columns): EntityId, one or more of GRACT (ratio, kGrEngineActive), SMACT
-// (ratio, kSmActive), GPUTL (%, kGpuUtil), optionally FBUSD (MiB), and
-// TimeStamp (UNIX seconds, decimals allowed). One track per entity and
+// (ratio, kSmActive), GPUTL (%, kGpuUtil), optionally FBUSD (MiB) and POWER
+// (W), and TimeStamp (UNIX seconds, decimals allowed). No model. One track per entity and
 // signal; EntityId -> gpu_instance (or gpu, see options). Other columns are
 // ignored; "N/A" counts as kWarnNotAvailable. Host: options.host. Time
 // origin: UNIX epoch.
@@ -146,7 +159,8 @@ Result<TelemetryData> ReadDcgmFieldCsv(const std::string& path,
 // found by name): pod_gpu_duty_cycle_anon.csv (value = GPU duty cycle %,
 // kGpuUtil; timestamp_anon seconds; container_ip = hashed pod id -> job)
 // and, unless `memory_path` is empty, pod_gpu_memory_used_bytes_anon.csv
-// (value = bytes) joined by pod and equal timestamp. No host. Time origin:
+// (value = bytes) joined by pod and equal timestamp. No host, power or
+// model. Time origin:
 // the trace's anonymised clock (seconds, shifted by an unknown constant).
 Result<TelemetryData> ReadGenAiPodUtil(const std::string& duty_path, const std::string& memory_path,
                                        const TelemetryOptions& options = {});

@@ -59,6 +59,10 @@ struct UtilTrack {
   std::vector<Micros> time;        // strictly increasing
   std::vector<float> busy;         // 0..1, same length as time
   std::vector<int64_t> mem_bytes;  // GPU memory used, same length, or empty
+  // Board power in watts, same length as time, or empty when the source gave
+  // no power for the track; -1 for a sample without a power value.
+  std::vector<float> power_w;
+  std::string model;  // GPU model name as the source writes it, "" when absent
 };
 
 struct TelemetryData {

@@ -29,6 +29,11 @@ struct ExplainStep {
   // five, earliest submit first), and how many there were in all.
   std::vector<ExplainAhead> ahead;
   int64_t ahead_total = 0;
+  // For capacity: the earliest time enough GPUs would have been free had the
+  // jobs running at the interval's start ended at their recorded runtimes and
+  // no other job started first (what the queue then implied, beside the
+  // scheduler's own estimate, interval.estimate); kNever when unknown.
+  Micros capacity_estimate = kNever;
 };
 
 struct Explanation {

@@ -98,8 +98,16 @@ struct RunSpec {
   // time a node takes to wake up (SimConfig::power_off_after, wake_delay).
   std::optional<Micros> power_off_after;
   Micros wake_delay = Seconds(300);  // >= 0
-  bool wait_detail = false;          // SimConfig::wait_detail
-  int threads = 0;                   // RunPolicies: parallel runs (0 = one per core)
+  // Power caps per GPU model (engine power.h ApplyPowerCaps, by the power
+  // model's cap_curve): applied to the cluster's model speeds and the power
+  // model before anything else sees them, and noted in every result.
+  std::vector<PowerCap> power_caps;
+  // Power budget of the cluster and of each rack, IT watts, 0 = none
+  // (SimConfig::power_budget_w, rack_power_budget_w).
+  double power_budget_w = 0;
+  double rack_power_budget_w = 0;
+  bool wait_detail = false;  // SimConfig::wait_detail
+  int threads = 0;           // RunPolicies: parallel runs (0 = one per core)
   // Hooks (C++ only). `progress`: each run reports its events and simulated
   // time to this board (not owned; null = none). `observer`: called for
   // every event of every run, after the progress observer, from the run's
