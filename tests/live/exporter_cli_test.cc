@@ -18,9 +18,7 @@ namespace {
 
 using testutil::ChildProcess;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 // Starts the exporter with `args`; *addr = its first stdout line.
 std::unique_ptr<ChildProcess> StartExporter(const std::vector<std::string>& args,

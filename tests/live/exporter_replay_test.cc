@@ -15,9 +15,7 @@ namespace {
 using testutil::TempDir;
 using testutil::WriteFile;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 traces::UtilTrack Track(std::string host, int32_t gpu, std::string pod, UtilSignal sig,
                         std::vector<int64_t> t_s, std::vector<float> busy) {

@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "mixed_workload.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/policies/registry.h"
 
@@ -178,30 +179,12 @@ TEST(PowerBudgetRun, RackBudgetSpreadsJobsOverRacks) {
 // start fails the run otherwise), and every queued second is still
 // attributed once.
 TEST(PowerBudgetRun, EverySchedulerKeepsTheBudget) {
-  ClusterSpec c;
-  c.name = "mixed";
-  c.models = {{"A", 0, 1.0}, {"B", 0, 1.5}};
-  c.groups = {{"a", 3, "A", 4, 16000, 128LL << 30, 0}, {"b", 2, "B", 8, 32000, 256LL << 30, 0}};
+  ClusterSpec c = testutil::MixedCluster();
   c.topology.nodes_per_rack = 2;
-  std::mt19937_64 rng(11);
-  Workload w;
-  for (int i = 0; i < 120; ++i) {
-    Job j;
-    j.name = "j" + std::to_string(i);
-    j.submit = Seconds(static_cast<int64_t>(rng() % 3000));
-    j.runtime = Seconds(60 + static_cast<int64_t>(rng() % 1200));
-    j.walltime_limit = j.runtime;
-    j.task.gpus = static_cast<int32_t>(1u << (rng() % 3));
-    j.tasks = rng() % 6 == 0 ? 2 : 1;
-    j.task.cpu_milli = 1000 * static_cast<int64_t>(1 + rng() % 8);
-    j.task.mem_bytes = (1LL << 30) * static_cast<int64_t>(1 + rng() % 20);
-    j.util = 0.5f;
-    j.tenant = static_cast<uint32_t>(rng() % 3);
-    j.recorded_start = j.submit + Seconds(static_cast<int64_t>(rng() % 600));
-    w.jobs.push_back(j);
-  }
-  w.tenants = {"t0", "t1", "t2"};
-  w.Finalize();
+  testutil::MixedWorkloadShape shape;
+  shape.seed = 11;
+  shape.jobs = 120;
+  const Workload w = testutil::RandomMixedWorkload(shape);
   SimConfig cfg;
   cfg.power = XPower();
   cfg.power.fallback = GpuPower{50, 80, 300, "test", 400, 0};  // models A and B

@@ -18,6 +18,7 @@
 #include <random>
 #include <set>
 
+#include "mixed_workload.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/policies/registry.h"
 
@@ -86,31 +87,19 @@ TEST(WaitAttribution, EasyBackfillHandComputed) {
 // queue policy (and a few placements), on a random workload with gangs,
 // model constraints, CPU-heavy jobs and recorded starts.
 TEST(WaitAttribution, CausesSumToTheQueuedTimeUnderEveryScheduler) {
-  ClusterSpec c;
-  c.name = "mixed";
-  c.models = {{"A", 0, 1.0}, {"B", 0, 1.5}};
-  c.groups = {{"a", 3, "A", 4, 16000, 128LL << 30, 0}, {"b", 2, "B", 8, 32000, 256LL << 30, 0}};
-  std::mt19937_64 rng(7);
-  Workload w;
-  for (int i = 0; i < 160; ++i) {
-    Job j;
-    j.name = "j" + std::to_string(i);
-    j.submit = Seconds(static_cast<int64_t>(rng() % 4000));
-    j.runtime = Seconds(60 + static_cast<int64_t>(rng() % 1500));
-    j.walltime_limit = j.runtime;
-    j.task.gpus = static_cast<int32_t>(1u << (rng() % 3));
-    j.tasks = rng() % 5 == 0 ? 2 : 1;
-    j.task.cpu_milli = 1000 * static_cast<int64_t>(1 + rng() % 12);
-    j.task.mem_bytes = (1LL << 30) * static_cast<int64_t>(1 + rng() % 40);
-    if (rng() % 6 == 0) j.gpu_models = {"A"};
-    j.util = 0.5f;
-    j.priority = static_cast<int32_t>(rng() % 3);
-    j.tenant = static_cast<uint32_t>(rng() % 4);
-    j.recorded_start = j.submit + Seconds(static_cast<int64_t>(rng() % 600));
-    w.jobs.push_back(j);
-  }
-  w.tenants = {"t0", "t1", "t2", "t3"};
-  w.Finalize();
+  const ClusterSpec c = testutil::MixedCluster();
+  testutil::MixedWorkloadShape shape;
+  shape.seed = 7;
+  shape.jobs = 160;
+  shape.submit_span_s = 4000;
+  shape.runtime_span_s = 1500;
+  shape.gang_one_in = 5;
+  shape.cpu_cores_max = 12;
+  shape.mem_gib_max = 40;
+  shape.pin_model_a_one_in = 6;
+  shape.priorities = 3;
+  shape.tenants = 4;
+  const Workload w = testutil::RandomMixedWorkload(shape);
   const PolicyRegistry reg = BuiltinPolicies();
   std::set<WaitCause> seen;
   int runs = 0;

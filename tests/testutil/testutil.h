@@ -23,5 +23,9 @@ std::string ReadFile(const std::string& path);
 int RunCli(const std::string& args, std::string* output);
 // Path of the utilsim binary RunCli runs (for tests that start it themselves).
 std::string BinaryPath();
+// True when `part` occurs in `s` (for checking a command's output).
+inline bool Has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 }  // namespace utilsim::testutil

@@ -20,9 +20,7 @@ namespace {
 
 using testutil::Fixture;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 // The message of *e, freed; "" when there is none.
 std::string Take(utilsim_error** e) {

@@ -19,9 +19,7 @@ std::string CliArgs(const std::string& jobs) {
   return "--trace " + Fixture("cli/" + jobs) + " --cluster " + Fixture("cli/cluster.yaml");
 }
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 TEST(Cli, HelpListsCommandsAndUnits) {
   std::string out;

@@ -15,9 +15,7 @@ namespace {
 using testutil::Fixture;
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 std::string FileArgs() {
   return "--trace " + Fixture("cli/jobs.csv") + " --cluster " + Fixture("cli/cluster.yaml");

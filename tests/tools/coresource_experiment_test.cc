@@ -14,9 +14,7 @@ using testutil::Fixture;
 using testutil::RunCli;
 using testutil::TracePath;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 std::string FixtureArgs() {
   return "--trace " + Fixture("cli/jobs.csv") + " --cluster " + Fixture("cli/cluster.yaml");

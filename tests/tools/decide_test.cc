@@ -24,9 +24,7 @@ std::unique_ptr<DecisionSession> Session(const std::string& policy = "best-fit")
   return s.ok() ? std::move(s).value() : nullptr;
 }
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 // Best fit takes the node left with the fewest whole-free GPUs: a 4-GPU job
 // fits small and t4 exactly (bucket 4; the lower index wins, small), a

@@ -17,9 +17,7 @@ namespace {
 using testutil::Fixture;
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 std::string Db() {
   static const std::string db = [] {

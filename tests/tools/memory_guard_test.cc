@@ -12,9 +12,7 @@
 namespace utilsim {
 namespace {
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 TEST(MemoryGuard, EstimateAddsMeasuredBytesPerItem) {
   MemoryDemand d;

@@ -14,9 +14,7 @@ namespace {
 
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 TEST(PolicyParamsCli, VerboseListsEachParameterWithRangeAndDefault) {
   std::string out;

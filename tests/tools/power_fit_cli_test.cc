@@ -12,9 +12,7 @@ namespace {
 using testutil::Fixture;
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 TEST(PowerFitCli, TelemetryTablePerModel) {
   const std::string prom = Fixture("telemetry/power_fit.prom");

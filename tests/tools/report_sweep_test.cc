@@ -22,9 +22,7 @@ namespace {
 
 using nlohmann::json;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 #define REQUIRE_REPORT()                                                                 \
   do {                                                                                   \

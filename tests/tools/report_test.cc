@@ -22,9 +22,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 using testutil::ChartSpecs;
 

@@ -13,9 +13,7 @@ namespace {
 using testutil::Fixture;
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 TEST(SacctCli, RealHistoryReplaysAsRecordedOnItsSlurmConf) {
   const std::string dir = testutil::TempDir();

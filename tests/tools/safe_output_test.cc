@@ -45,9 +45,7 @@ std::vector<RunResult> Runs() {
   return {r};
 }
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 // What a path is, compared before and after a refused write: its type (not
 // following a link), inode, device number, a regular file's bytes, a link's

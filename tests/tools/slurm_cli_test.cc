@@ -18,9 +18,7 @@ namespace {
 using testutil::Fixture;
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 // A folder of stand-in Slurm commands printing the recorded snapshot.
 std::string FakeSlurm() {

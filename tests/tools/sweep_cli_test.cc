@@ -23,9 +23,7 @@ namespace {
 
 using testutil::RunCli;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 // Rows of a query, each row's columns joined by '|'.
 std::vector<std::string> Query(const std::string& db, const std::string& sql) {

@@ -11,9 +11,7 @@ namespace {
 using testutil::RunCli;
 using testutil::TracePath;
 
-bool Has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testutil::Has;
 
 TEST(TraceCli, InspectOpenbDefault) {
   const std::string pods = TracePath("alibaba-gpu-v2023/openb_pod_list_default.csv");
