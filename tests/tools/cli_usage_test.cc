@@ -48,6 +48,13 @@ TEST(CliUsage, NonsenseValuesAreUsageErrorsNamingOptionAndRange) {
       {"run --model quantum", "--model", "expected whole-gpu, stall-serial or stall-overlapped"},
       {"run --sharing shared", "--sharing", "expected fractional, exclusive, timeslice or mps"},
       {"run --progress sometimes", "--progress", "expected auto, always or never"},
+      // Energy what-ifs (docs/energy.md).
+      {"run --power-cap abc", "--power-cap", "power cap 'abc': expected watts (\"250\")"},
+      {"run --power-cap 120%", "--power-cap", "a share of TDP must be at most 100%"},
+      {"compare --policies best-fit --power-cap A100=", "--power-cap",
+       "power cap 'A100=': expected watts"},
+      {"run --power-budget -5", "--power-budget", "expected watts >= 0, got '-5'"},
+      {"run --rack-power-budget nan", "--rack-power-budget", "expected watts >= 0"},
       {"run --max-memory 12X", "--max-memory", "expected a size >= 0 such as 16G"},
       {"run --max-memory -1G", "--max-memory", "expected a size >= 0 such as 16G"},
       {"run --mig whole", "--mig", "expected right-size[:TOL] or dynamic[:TOL]"},

@@ -593,6 +593,11 @@ int RunMain(int argc, char** argv) {
   } else if (*sweep) {
     usage = CheckSweepOptions(sweep_opt);
   }
+  // The run flags of run and compare (plan, diagnose and validate check them
+  // below): a value that does not parse, e.g. --power-cap abc.
+  if (usage.ok() && (*run || *cmp)) {
+    if (auto spec = ToRunSpec(o.run, o.input.seed); !spec.ok()) usage = FlagError(spec.status());
+  }
   if (!usage.ok()) return Fail(usage.message(), kExitUsage);
 
   const ProgressMode progress = ParseProgressMode(o.progress).value();

@@ -496,7 +496,9 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   r.wake_delay = wake.value();
   if (!f.power_cap.empty()) {
     auto caps = ParsePowerCaps(f.power_cap);
-    if (!caps.ok()) return FlagError(Status::Error("power_caps: " + caps.status().message()));
+    if (!caps.ok())
+      return FlagError(
+          Status::Error(StatusCode::kInvalidArgument, "power_caps: " + caps.status().message()));
     r.power_caps = caps.value();
   }
   r.power_budget_w = f.power_budget_w;
