@@ -7,11 +7,13 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "testutil/testutil.h"
 #include "utilsim/analysis/runner.h"
 #include "utilsim/c/utilsim.h"
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/wait.h"
 #include "utilsim/io/inputs.h"
 #include "utilsim/results/result_store.h"
 
@@ -121,6 +123,31 @@ TEST(CApi, RunEqualsRunPolicies) {
   EXPECT_EQ(s.makespan_s, e.makespan_s);
   EXPECT_EQ(s.tenant_fairness, e.tenant_fairness);
   EXPECT_EQ(s.events, e.events);
+  // Energy and queued hours by cause: the C++ run's figures, field by field.
+  utilsim_energy en{};
+  ASSERT_EQ(utilsim_result_energy(res, &en, &err), UTILSIM_OK);
+  EXPECT_EQ(en.it_kwh, e.energy_it_kwh);
+  EXPECT_GT(en.it_kwh, 0);
+  EXPECT_EQ(en.busy_kwh, e.energy_busy_kwh);
+  EXPECT_EQ(en.alloc_idle_kwh, e.energy_alloc_idle_kwh);
+  EXPECT_EQ(en.free_kwh, e.energy_free_kwh);
+  EXPECT_EQ(en.stranded_kwh, e.energy_stranded_kwh);
+  EXPECT_EQ(en.node_kwh, e.energy_node_kwh);
+  EXPECT_DOUBLE_EQ(en.it_kwh, en.busy_kwh + en.alloc_idle_kwh + en.free_kwh + en.node_kwh);
+  EXPECT_EQ(en.pue, e.pue);
+  EXPECT_EQ(en.facility_kwh, e.energy_facility_kwh);
+  EXPECT_EQ(en.cost, e.energy_cost);
+  EXPECT_EQ(en.idle_alloc_cost, e.idle_alloc_energy_cost);
+  EXPECT_EQ(en.wakeups, e.wakeups);
+  ASSERT_EQ(utilsim_wait_cause_count(), kWaitCauses);
+  EXPECT_STREQ(utilsim_wait_cause_name(0), "capacity");
+  EXPECT_STREQ(utilsim_wait_cause_name(kWaitCauses - 1), "power-budget");
+  EXPECT_EQ(utilsim_wait_cause_name(kWaitCauses), nullptr);
+  std::vector<double> hours(kWaitCauses, -1);
+  ASSERT_EQ(utilsim_result_wait_hours(res, hours.data(), hours.size(), &err), UTILSIM_OK);
+  for (size_t c = 0; c < kWaitCauses; ++c) EXPECT_EQ(hours[c], e.wait_cause_h[c]) << c;
+  EXPECT_EQ(utilsim_result_wait_hours(res, hours.data(), 3, &err), UTILSIM_INVALID_ARGUMENT);
+  EXPECT_TRUE(Has(Take(&err), "n is 3, expected at least 12"));
   const char* label = nullptr;
   ASSERT_EQ(utilsim_result_policy(res, &label, &err), UTILSIM_OK);
   EXPECT_STREQ(label, policy);

@@ -1,8 +1,11 @@
 // The C ABI's runs: inputs, results and the SQLite store (the run spec's
 // setters are in capi_spec.cc).
+#include <algorithm>
 #include <filesystem>
+#include <string>
 
 #include "capi_internal.h"
+#include "utilsim/engine/wait.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/results/result_store.h"
 
@@ -205,6 +208,52 @@ int utilsim_result_summary(const utilsim_result* result, utilsim_summary* out,
     if (!result) return Null("utilsim_result_summary", "result");
     if (!out) return Null("utilsim_result_summary", "out");
     utilsim::capi::Fill(result->run.summary, out);
+    return Status::Ok();
+  });
+}
+
+int utilsim_result_energy(const utilsim_result* result, utilsim_energy* out,
+                          utilsim_error** error) {
+  return Call(error, [&] {
+    if (!result) return Null("utilsim_result_energy", "result");
+    if (!out) return Null("utilsim_result_energy", "out");
+    const utilsim::Summary& s = result->run.summary;
+    *out = utilsim_energy{s.energy_it_kwh,
+                          s.energy_busy_kwh,
+                          s.energy_alloc_idle_kwh,
+                          s.energy_free_kwh,
+                          s.energy_stranded_kwh,
+                          s.energy_node_kwh,
+                          s.pue,
+                          s.energy_facility_kwh,
+                          s.energy_price_per_kwh,
+                          s.energy_cost,
+                          s.idle_alloc_energy_cost,
+                          s.off_gpu_h,
+                          s.wakeups};
+    return Status::Ok();
+  });
+}
+
+size_t utilsim_wait_cause_count(void) { return utilsim::kWaitCauses; }
+
+const char* utilsim_wait_cause_name(size_t i) {
+  return i < utilsim::kWaitCauses ? utilsim::WaitCauseName(static_cast<utilsim::WaitCause>(i))
+                                  : nullptr;
+}
+
+int utilsim_result_wait_hours(const utilsim_result* result, double* hours, size_t n,
+                              utilsim_error** error) {
+  return Call(error, [&] {
+    if (!result) return Null("utilsim_result_wait_hours", "result");
+    if (!hours) return Null("utilsim_result_wait_hours", "hours");
+    if (n < utilsim::kWaitCauses)
+      return Status::Error(utilsim::StatusCode::kInvalidArgument,
+                           "utilsim_result_wait_hours: n is " + std::to_string(n) +
+                               ", expected at least " + std::to_string(utilsim::kWaitCauses) +
+                               " (utilsim_wait_cause_count())");
+    const auto& h = result->run.summary.wait_cause_h;
+    std::copy(h.begin(), h.end(), hours);
     return Status::Ok();
   });
 }

@@ -184,6 +184,29 @@ struct utilsim_summary {
 typedef struct utilsim_summary utilsim_summary;
 UTILSIM_C_API int utilsim_result_summary(const utilsim_result* result, utilsim_summary* out,
                                          utilsim_error** error);
+// Energy of a run inside the measurement window (docs/energy.md; table
+// runs, energy_*), kWh. it_kwh = busy + alloc_idle + free + node;
+// stranded_kwh is part of free_kwh.
+struct utilsim_energy {
+  double it_kwh, busy_kwh, alloc_idle_kwh, free_kwh, stranded_kwh, node_kwh;
+  double pue, facility_kwh;  // facility = it x pue
+  double price_per_kwh, cost, idle_alloc_cost;
+  double off_gpu_h;  // capacity powered off (power_off_after)
+  int64_t wakeups;
+};
+typedef struct utilsim_energy utilsim_energy;
+UTILSIM_C_API int utilsim_result_energy(const utilsim_result* result, utilsim_energy* out,
+                                        utilsim_error** error);
+// The wait causes (docs/explain.md), in a fixed order: their number, and the
+// name of cause i ("capacity", "fragmentation", ...; static storage), NULL
+// when i is out of range.
+UTILSIM_C_API size_t utilsim_wait_cause_count(void);
+UTILSIM_C_API const char* utilsim_wait_cause_name(size_t i);
+// Queued job-hours by primary cause into hours[0 .. utilsim_wait_cause_count()),
+// in that order; they sum to the jobs' total queued time. Error: n smaller
+// than the count (UTILSIM_INVALID_ARGUMENT).
+UTILSIM_C_API int utilsim_result_wait_hours(const utilsim_result* result, double* hours, size_t n,
+                                            utilsim_error** error);
 // The policy as given to utilsim_run.
 UTILSIM_C_API int utilsim_result_policy(const utilsim_result* result, const char** out,
                                         utilsim_error** error);
