@@ -52,7 +52,24 @@ TEST(Validate, AaicCapacitySweep) {
   std::string out;
   ASSERT_EQ(testutil::RunCli("validate --trace " + q3 + " --nodes-list 32,40", &out), 0) << out;
   EXPECT_NE(out.find("13712 jobs with a recorded start"), std::string::npos);
-  EXPECT_NE(out.find("recorded mean wait               8.0 h           8.0 h"), std::string::npos)
+  EXPECT_NE(out.find("recorded mean wait                 8.0 h              8.0 h"),
+            std::string::npos)
+      << out;
+  // The latency floor: AAIC's recorded waits have p10 4 s (counted
+  // independently from the trace's waittime column); 5,033 of 13,712 jobs
+  // waited longer than 8 s.
+  EXPECT_NE(out.find("latency floor                        8 s                8 s"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rank corr. > floor     0.700 (5033 jobs)  0.748 (5033 jobs)"),
+            std::string::npos)
+      << out;
+  // Stretches of >= 6 h without a recorded start while jobs waited; the
+  // longest, with its waiting jobs and the GPUs running through it (both
+  // counted independently from the trace's columns).
+  EXPECT_NE(out.find("possible outages): 35, the 5 longest:\n  27.6 h from 7d 19:42:59 to 8d "
+                     "23:16:35, 14 jobs waiting, 98 GPUs running through it"),
+            std::string::npos)
       << out;
   EXPECT_NE(out.find("lowest wait MAE: 40 nodes"), std::string::npos) << out;
 }

@@ -393,11 +393,14 @@ int RunMain(int argc, char** argv) {
   CLI::App* val = app.add_subcommand(
       "validate",
       "Replay a trace that recorded its schedule under a policy approximating the recorded "
-      "scheduler and compare simulated with recorded waits (MAE, rank correlation, daily "
-      "correlation, quantiles), at one or several cluster sizes");
+      "scheduler and compare simulated with recorded waits (MAE, rank correlation, also above "
+      "the recorded latency floor, daily correlation, quantiles), at one or several cluster "
+      "sizes; then the record's evidence of outages (no start while jobs waited) and the peak "
+      "GPUs in use per week (docs/validation.md)");
   inputs(val);
   std::string val_policy = "easy-backfill+first-fit";
   std::vector<int> nodes_list;
+  double outage_gap_h = 6;
   val->add_option("--policy", val_policy, "Policy approximating the recorded scheduler")
       ->capture_default_str()
       ->group(kPolicyGroup);
@@ -409,6 +412,12 @@ int RunMain(int argc, char** argv) {
       ->delimiter(',')
       ->transform(checks::Integer(1, 1'000'000))
       ->group(kClusterGroup);
+  val->add_option("--outage-gap", outage_gap_h,
+                  "List the recorded stretches of at least this many hours with no job start "
+                  "while jobs waited, with the GPUs recorded running through them (possible "
+                  "outages; docs/validation.md)")
+      ->capture_default_str()
+      ->check(checks::Above(0, "hours"));
   AddOutputOptions(val, o, "Results database of the runs, one per size (docs/results.md)",
                    /*csv=*/false);
 
@@ -648,7 +657,7 @@ int RunMain(int argc, char** argv) {
   } else if (*val) {
     auto spec = ToRunSpec(o.run, o.input.seed);
     if (!spec.ok()) return Fail(spec.status().message(), kExitUsage);
-    st = ValidateCommand(o.input, spec.value(), val_policy, nodes_list, o.out,
+    st = ValidateCommand(o.input, spec.value(), val_policy, nodes_list, outage_gap_h, o.out,
                          {progress, ResolveMemoryLimit(o.max_memory)});
   } else if (*fgd) {
     st = FgdCommand(o, fgd_opt, fgd_cli, progress);

@@ -2,20 +2,24 @@
 // policy approximating the recorded scheduler, at one or several cluster
 // sizes, and compares simulated with recorded waits.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 
 #include "commands.h"
 #include "utilsim/analysis/runner.h"
+#include "utilsim/analysis/trace_evidence.h"
 #include "utilsim/analysis/validate.h"
 #include "utilsim/engine/simulator.h"
+#include "utilsim/engine/time.h"
 #include "utilsim/io/output_path.h"
 #include "utilsim/results/result_store.h"
 
 namespace utilsim::cli {
 
 Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
-                       const std::vector<int>& nodes_list, const std::string& out,
-                       const CommandGuards& guards) {
+                       const std::vector<int>& nodes_list, double outage_gap_h,
+                       const std::string& out, const CommandGuards& guards) {
   // Checked before the runs; WriteResults checks again before its rename.
   const OutputGuard guard{"--out", InputPaths(input), false, "a SQLite results database"};
   if (Status s = CheckOutput(out, guard); !s.ok()) return s;
@@ -41,6 +45,19 @@ Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::s
             << base.workload.source << " (" << val.with_start << " jobs with a recorded start)\n\n"
             << FormatFidelity(val.labels, val.fidelity);
   if (val.fidelity.size() > 1) std::cout << "\nlowest wait MAE: " << val.labels[val.best] << "\n";
+  // Evidence the replay does not model yet (docs/validation.md).
+  const std::vector<StartGap> gaps =
+      FindStartGaps(base.workload, Micros(std::llround(outage_gap_h * 3600 * kMicrosPerSecond)));
+  char head[160];
+  std::snprintf(head, sizeof head,
+                "\nRecorded gaps of >= %g h with no job start while jobs waited (possible "
+                "outages): %zu%s\n",
+                outage_gap_h, gaps.size(), gaps.size() > 5 ? ", the 5 longest:" : "");
+  std::cout << head;
+  std::cout << FormatStartGaps(gaps, 5);
+  std::cout << "Recorded peak GPUs in use per week (a lower bound on the capacity in service):";
+  for (int64_t g : PeakGpusInUse(base.workload, Seconds(7 * 86400))) std::cout << " " << g;
+  std::cout << "\n";
   if (!out.empty()) {
     if (Status s = WriteResults(runs, out, guard); !s.ok()) return s;
     std::cout << "Results written to " << out << "\n";

@@ -28,10 +28,11 @@ struct CommandGuards {
 
 // `utilsim validate` (cmd_validate.cc): `policy` must be known (checked by
 // RunMain); every size runs at once, each with its own copy of the workload,
-// which the memory guard counts.
+// which the memory guard counts. Gaps of at least `outage_gap_h` hours with
+// no recorded start while jobs waited are listed (trace_evidence.h).
 Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
-                       const std::vector<int>& nodes_list, const std::string& out,
-                       const CommandGuards& guards);
+                       const std::vector<int>& nodes_list, double outage_gap_h,
+                       const std::string& out, const CommandGuards& guards);
 
 // `utilsim decide` (cmd_decide.cc): the JSON decision protocol
 // (utilsim/analysis/decide.h) on standard input and output. AddDecideCommand

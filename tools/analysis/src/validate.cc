@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "inspect_stats.h"
+#include "utilsim/analysis/trace_evidence.h"
 #include "utilsim/engine/parallel.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/units.h"
@@ -86,6 +87,15 @@ WaitFidelity CompareWaits(const Workload& w, const RunResult& r) {
   f.start_mae_s = f.mae_s;
   f.median_ae_s = Percentile(err, 50);
   f.spearman = Spearman(rec, sim);
+  f.latency_floor_s = LatencyFloorSeconds(w);
+  std::vector<double> rec_above, sim_above;
+  for (size_t i = 0; i < rec.size(); ++i) {
+    if (rec[i] <= f.latency_floor_s) continue;
+    rec_above.push_back(rec[i]);
+    sim_above.push_back(sim[i]);
+  }
+  f.jobs_above_floor = static_cast<int64_t>(rec_above.size());
+  f.spearman_above_floor = Spearman(rec_above, sim_above);
   std::vector<double> dr, ds;
   for (const auto& [day, s] : day_sum) {
     dr.push_back(s.first / static_cast<double>(day_n[day]));
@@ -123,6 +133,11 @@ std::string FormatFidelity(const std::vector<std::string>& labels,
   add("wait MAE", [](const WaitFidelity& x) { return HumanSeconds(x.mae_s); });
   add("wait median AE", [](const WaitFidelity& x) { return HumanSeconds(x.median_ae_s); });
   add("rank correlation", [&](const WaitFidelity& x) { return num(x.spearman, "%.3f"); });
+  add("latency floor", [](const WaitFidelity& x) { return HumanSeconds(x.latency_floor_s); });
+  add("rank corr. > floor", [&](const WaitFidelity& x) {
+    return num(x.spearman_above_floor, "%.3f") + " (" + std::to_string(x.jobs_above_floor) +
+           " jobs)";
+  });
   add("daily mean wait corr.", [&](const WaitFidelity& x) {
     return num(x.daily_pearson, "%.3f") + " (" + std::to_string(x.days) + " d)";
   });

@@ -20,6 +20,12 @@ struct WaitFidelity {
   double spearman = 0;       // rank correlation of per-job waits (average ranks for ties)
   double daily_pearson = 0;  // Pearson correlation of daily mean waits (by submit day)
   int64_t days = 0;
+  // The recorded waits' latency floor (trace_evidence.h) and the rank
+  // correlation over the jobs whose recorded wait is above it: below the
+  // floor, waits differ by the scheduler's cycle only and rank at random.
+  double latency_floor_s = 0;
+  int64_t jobs_above_floor = 0;
+  double spearman_above_floor = 0;
   // Quantiles (p) of the two wait distributions, side by side.
   std::vector<double> quantile_p;
   std::vector<double> recorded_q, simulated_q;
