@@ -203,21 +203,14 @@ Status ClusterState::SetPowerBudget(PowerBudget b) {
   if (!b.rack_mw.empty() && b.rack_mw.size() != topology_->num_racks())
     return Status::Error("power budget: " + std::to_string(b.rack_mw.size()) +
                          " rack figures for " + std::to_string(topology_->num_racks()) + " racks");
+  // Tasks are charged one by one as they are allocated and released (each
+  // rounded up to a mW), which a count of the state could not reproduce.
+  if (alloc_gpu_milli_ != 0)
+    return Status::Error("power budget: set it before any GPU is allocated");
   budget_ = std::move(b);
   budget_on_ = true;
   power_used_ = 0;
   rack_used_.assign(topology_->num_racks(), 0);
-  // Count what is allocated now: each GPU's allocated share.
-  for (NodeIndex n = 0; n < nodes_.size(); ++n) {
-    const NodeInfo& info = nodes_[n];
-    if (info.model < 0) continue;
-    int64_t milli = 0;
-    for (int g = 0; g < info.gpus; ++g) milli += kMilliPerUnit - gpu_free_[gpu_offset_[n] + g];
-    const int64_t mw = (budget_.model_mw[info.model] * milli + kMilliPerUnit - 1) / kMilliPerUnit;
-    power_used_ += mw;
-    const uint32_t r = topology_->rack_of(n);
-    if (r != UINT32_MAX) rack_used_[r] += mw;
-  }
   return Status::Ok();
 }
 
@@ -240,7 +233,7 @@ bool ClusterState::PowerFitsSlow(NodeIndex n, const TaskDemand& d) const {
   return true;
 }
 
-bool ClusterState::PowerRoomAnywhere(const TaskDemand& d, ModelMask mask) const {
+bool ClusterState::PowerRoomAnywhere(const TaskDemand& d, ModelMask mask, int64_t tasks) const {
   if (!budget_on_ || d.gpus <= 0) return true;
   int64_t cheapest = -1;
   for (int m = 0; m < num_models(); ++m)
@@ -249,7 +242,7 @@ bool ClusterState::PowerRoomAnywhere(const TaskDemand& d, ModelMask mask) const 
   if (cheapest <= 0) return true;
   const int64_t need =
       (cheapest * static_cast<int64_t>(d.gpu_milli) * d.gpus + kMilliPerUnit - 1) / kMilliPerUnit;
-  if (budget_.cluster_mw >= 0 && power_used_ + need > budget_.cluster_mw) return false;
+  if (budget_.cluster_mw >= 0 && power_used_ + need * tasks > budget_.cluster_mw) return false;
   if (budget_.rack_mw.empty()) return true;
   for (size_t r = 0; r < budget_.rack_mw.size(); ++r)
     if (budget_.rack_mw[r] < 0 || rack_used_[r] + need <= budget_.rack_mw[r]) return true;

@@ -106,8 +106,8 @@ namespace {
 // approximation, like the fractional gangs above).
 bool BudgetHolds(const Job& job, ModelMask mask, const ClusterState& c) {
   if (!c.power_budget_on() || job.task.gpus <= 0) return true;
-  const int64_t n = c.FindFirst(0, job.task, mask, /*budget=*/true);
-  return n >= 0;
+  return c.PowerRoomAnywhere(job.task, mask, job.tasks) &&
+         c.FindFirst(0, job.task, mask, /*budget=*/true) >= 0;
 }
 
 // The resource causes of ClassifyUnplaced, the power budget aside; `fits`

@@ -191,6 +191,7 @@ TEST(PowerBudgetState, CanHostFindFirstAndAllocateRespectTheHeadroom) {
   ClusterState copy = c;
   EXPECT_EQ(copy.power_used_mw(), 100'000);
   EXPECT_FALSE(copy.SetPowerBudget({-1, {}, {1, 2}}).ok());  // wrong model count
+  EXPECT_EQ(copy.SetPowerBudget(b).message(), "power budget: set it before any GPU is allocated");
 }
 
 }  // namespace

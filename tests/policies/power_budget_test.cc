@@ -137,6 +137,28 @@ TEST(PowerBudgetRun, ABudgetBelowTheIdleDrawIsAnError) {
 }
 
 // A gang the budget can never hold is rejected at arrival, with the figures.
+// A gang the budget holds only one task of at the time: three 1-GPU nodes,
+// idle draw 150 W, budget 850 W (room for two GPUs). A runs 0..100 s; gang
+// G (two tasks, submitted at 1 s) finds two free GPUs but room for one, so
+// it waits 1..100 s on the budget (not on its placement), then starts.
+TEST(PowerBudgetRun, AGangWaitsOnTheBudgetForAllItsTasks) {
+  const ClusterSpec c = XNodes(3, 1);
+  Workload w;
+  Job g = J("G", 1, 1, 100);
+  g.tasks = 2;
+  w.jobs = {J("A", 0, 1, 100), g};
+  w.Finalize();
+  SimConfig cfg;
+  cfg.power = XPower();
+  cfg.power_budget_w = 850;
+  auto r = RunPolicy(c, w, cfg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const JobRecord& gang = r.value().jobs[1];
+  EXPECT_EQ(gang.start, Seconds(100));
+  EXPECT_DOUBLE_EQ(Cause(gang, WaitCause::kPowerBudget), 99);
+  EXPECT_DOUBLE_EQ(gang.queued_s, 99);
+}
+
 TEST(PowerBudgetRun, AJobTheBudgetNeverHoldsIsRejected) {
   const ClusterSpec c = XNodes(2, 1);
   Workload w;

@@ -4,17 +4,10 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "inspect_stats.h"
+
 namespace utilsim {
 namespace {
-
-std::string Clock(double s) {
-  char buf[48];
-  const int64_t t = static_cast<int64_t>(s);
-  std::snprintf(buf, sizeof buf, "%lldd %02lld:%02lld:%02lld", static_cast<long long>(t / 86400),
-                static_cast<long long>(t % 86400 / 3600), static_cast<long long>(t % 3600 / 60),
-                static_cast<long long>(t % 60));
-  return buf;
-}
 
 std::string Span(double s) {
   char buf[48];
@@ -154,11 +147,11 @@ std::string FormatExplanation(const Explanation& e) {
       "job " + j.name + " (#" + std::to_string(j.job) + ") in run " + e.run_label + "\n";
   char gpus[32];
   std::snprintf(gpus, sizeof gpus, "%g", static_cast<double>(j.gpu_milli) / 1000);
-  out += "  submitted " + Clock(j.submit.seconds()) + ", " + std::to_string(j.tasks) +
+  out += "  submitted " + DayClock(j.submit.seconds()) + ", " + std::to_string(j.tasks) +
          " task(s), " + gpus + " GPUs in all\n";
   if (j.outcome == JobOutcome::kRejected) return out + "  rejected: " + j.reason + "\n";
   if (j.start.us >= 0)
-    out += "  started   " + Clock(j.start.seconds()) + " after " + Span(j.wait_s()) +
+    out += "  started   " + DayClock(j.start.seconds()) + " after " + Span(j.wait_s()) +
            (j.preemptions ? " (then preempted " + std::to_string(j.preemptions) + "x)" : "") + "\n";
   else
     out += "  not started by the end of the run (queued " + Span(j.queued_s) + ")\n";
@@ -175,16 +168,16 @@ std::string FormatExplanation(const Explanation& e) {
   out += "  timeline:\n";
   for (const ExplainStep& s : e.steps) {
     const WaitInterval& w = s.interval;
-    out += "    " + Clock(w.from.seconds()) + " .. " + Clock(w.to.seconds()) + "  " +
+    out += "    " + DayClock(w.from.seconds()) + " .. " + DayClock(w.to.seconds()) + "  " +
            WaitCauseName(w.cause) + " (" + Span((w.to - w.from).seconds()) +
            "): " + Meaning(w.cause);
     if (!s.blocker_name.empty()) out += "; held by job " + s.blocker_name;
     out += "\n";
     if (w.estimate != kNever)
       out += "      the scheduler's estimated start (its reservation): " +
-             Clock(w.estimate.seconds()) + "\n";
+             DayClock(w.estimate.seconds()) + "\n";
     if (s.capacity_estimate != kNever)
-      out += "      enough GPUs free at " + Clock(s.capacity_estimate.seconds()) +
+      out += "      enough GPUs free at " + DayClock(s.capacity_estimate.seconds()) +
              " had the jobs then running ended at their recorded runtimes\n";
     if (const NodeCounts& n = w.nodes; n.known)
       out += "      nodes then: " + std::to_string(n.fits) + " could host a task, " +

@@ -9,6 +9,15 @@
 
 namespace utilsim {
 
+std::string DayClock(double s) {
+  char buf[48];
+  const int64_t t = static_cast<int64_t>(s);
+  std::snprintf(buf, sizeof buf, "%lldd %02lld:%02lld:%02lld", static_cast<long long>(t / 86400),
+                static_cast<long long>(t % 86400 / 3600), static_cast<long long>(t % 3600 / 60),
+                static_cast<long long>(t % 60));
+  return buf;
+}
+
 std::string HumanSeconds(double s) {
   char buf[64];
   if (s < 60)
@@ -111,9 +120,6 @@ std::string JobStatsText(const Workload& w) {
   return out;
 }
 
-namespace {
-
-// (time, +/- milli-GPU) changes of recorded GPU demand.
 std::vector<std::pair<Micros, int64_t>> RecordedChanges(const Workload& w) {
   std::vector<std::pair<Micros, int64_t>> ch;
   for (const auto& j : w.jobs) {
@@ -128,8 +134,6 @@ std::vector<std::pair<Micros, int64_t>> RecordedChanges(const Workload& w) {
   });
   return ch;
 }
-
-}  // namespace
 
 double RecordedBusyGpus(const Workload& w, Micros t) {
   int64_t milli = 0;

@@ -124,7 +124,7 @@ std::string FormatReservation(const GpuReservation& r) {
 
 namespace {
 
-// "power caps: A100-80GB 250 W (busy x1.05 time, active 210.4 W)", the
+// "power caps: A100-80GB 150 W (speed 0.8261, busy power 144.3 W)", the
 // capped models of `spec` (their cap_w in `power`).
 std::string PowerCapNote(const ClusterSpec& spec, const PowerModel& power) {
   std::string out = "power caps:";

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <utility>
 
+#include "inspect_stats.h"
+#include "utilsim/engine/units.h"
+
 namespace utilsim {
 
 double LatencyFloorSeconds(const Workload& w) {
@@ -24,14 +27,14 @@ std::vector<StartGap> FindStartGaps(const Workload& w, Micros min_gap) {
   std::vector<Micros> starts;
   struct Rec {
     Micros submit, start, end;
-    int64_t gpus;
+    int64_t milli;  // tasks x GPU share
   };
   std::vector<Rec> jobs;
   for (const Job& j : w.jobs) {
     if (!j.recorded_start) continue;
     starts.push_back(*j.recorded_start);
     jobs.push_back({j.submit, *j.recorded_start, *j.recorded_start + j.runtime,
-                    static_cast<int64_t>(j.tasks) * j.task.gpus});
+                    j.task.total_gpu_milli() * j.tasks});
   }
   std::sort(starts.begin(), starts.end());
   std::vector<StartGap> gaps;
@@ -49,8 +52,9 @@ std::vector<StartGap> FindStartGaps(const Workload& w, Micros min_gap) {
     // Running through a gap: started by its `from`, ended at or after its
     // `to`; the gaps after the job's start, while they end before it does.
     for (auto g = first_from(j.start); g != gaps.end() && g->to <= j.end; ++g)
-      g->running_gpus += j.gpus;
+      g->running_gpus += j.milli;  // milli-GPU until the end
   }
+  for (StartGap& g : gaps) g.running_gpus = (g.running_gpus + kMilliPerUnit - 1) / kMilliPerUnit;
   gaps.erase(
       std::remove_if(gaps.begin(), gaps.end(), [](const StartGap& g) { return g.waiting == 0; }),
       gaps.end());
@@ -61,47 +65,32 @@ std::vector<StartGap> FindStartGaps(const Workload& w, Micros min_gap) {
 }
 
 std::vector<int64_t> PeakGpusInUse(const Workload& w, Micros window) {
-  std::vector<std::pair<Micros, int64_t>> steps;  // (time, +gpus at start / -gpus at end)
-  for (const Job& j : w.jobs) {
-    if (!j.recorded_start) continue;
-    const int64_t g = static_cast<int64_t>(j.tasks) * j.task.gpus;
-    steps.emplace_back(*j.recorded_start, g);
-    steps.emplace_back(*j.recorded_start + j.runtime, -g);
-  }
-  if (steps.empty() || window.us <= 0) return {};
-  // Ends before starts at the same time: a GPU freed and taken at one
-  // instant is not counted twice.
-  std::sort(steps.begin(), steps.end());
-  const int64_t origin = steps.front().first.us / window.us;
-  std::vector<int64_t> peaks(static_cast<size_t>(steps.back().first.us / window.us - origin + 1),
-                             0);
-  int64_t in_use = 0;
+  const std::vector<std::pair<Micros, int64_t>> ch = RecordedChanges(w);
+  if (ch.empty() || window.us <= 0) return {};
+  const int64_t origin = ch.front().first.us / window.us;
+  std::vector<int64_t> peaks(static_cast<size_t>(ch.back().first.us / window.us - origin + 1), 0);
+  int64_t in_use = 0;  // milli-GPU
   size_t k = 0;
-  for (const auto& [t, g] : steps) {
-    // The level held since the previous step counts in every window up to t.
+  for (const auto& [t, milli] : ch) {
+    // The level held since the previous change counts in every window up to t.
     const size_t at = static_cast<size_t>(t.us / window.us - origin);
     for (; k < at; ++k) peaks[k + 1] = std::max(peaks[k + 1], in_use);
-    in_use += g;
+    in_use += milli;
     peaks[at] = std::max(peaks[at], in_use);
   }
+  for (int64_t& p : peaks) p = (p + kMilliPerUnit - 1) / kMilliPerUnit;  // whole GPUs, up
   return peaks;
 }
 
 std::string FormatStartGaps(const std::vector<StartGap>& gaps, size_t max) {
-  auto clock = [](Micros t) {
-    const long long s = static_cast<long long>(t.us / kMicrosPerSecond);
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%lldd %02lld:%02lld:%02lld", s / 86400, s % 86400 / 3600,
-                  s % 3600 / 60, s % 60);
-    return std::string(buf);
-  };
   std::string out;
   for (size_t i = 0; i < gaps.size() && i < max; ++i) {
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "  %.1f h from %s to %s, %lld jobs waiting, %lld GPUs running through it\n",
-                  (gaps[i].to - gaps[i].from).seconds() / 3600, clock(gaps[i].from).c_str(),
-                  clock(gaps[i].to).c_str(), static_cast<long long>(gaps[i].waiting),
+                  (gaps[i].to - gaps[i].from).seconds() / 3600,
+                  DayClock(gaps[i].from.seconds()).c_str(), DayClock(gaps[i].to.seconds()).c_str(),
+                  static_cast<long long>(gaps[i].waiting),
                   static_cast<long long>(gaps[i].running_gpus));
     out += buf;
   }

@@ -108,9 +108,9 @@ class ClusterState {
     std::vector<int64_t> rack_mw;   // per Topology rack, mW; empty or < 0 = no limit
     std::vector<int64_t> model_mw;  // per GPU model: mW one whole allocated GPU counts
   };
-  // Sets the budget; what is allocated now is counted against it (it may
-  // exceed it: then nothing new fits until enough is released). Errors: a
-  // model_mw of the wrong size or negative, rack_mw of the wrong size.
+  // Sets the budget, before any GPU is allocated (the engine does at Init).
+  // Errors: a model_mw of the wrong size or negative, rack_mw of the wrong
+  // size, GPUs already allocated.
   Status SetPowerBudget(PowerBudget b);
   bool power_budget_on() const { return budget_on_; }
   const PowerBudget& power_budget() const { return budget_; }
@@ -126,11 +126,11 @@ class ClusterState {
   bool PowerFits(NodeIndex n, const TaskDemand& d) const {
     return !budget_on_ || PowerFitsSlow(n, d);
   }
-  // False when no node of an allowed model can fit one task of d under the
-  // budget (the cheapest allowed model exceeds the cluster's headroom left,
-  // or every rack's); true without a budget. A necessary condition only, for
-  // skipping a search when the budget is spent.
-  bool PowerRoomAnywhere(const TaskDemand& d, ModelMask mask) const;
+  // False when the budget has no room for `tasks` tasks of d on the
+  // cheapest allowed model: the cluster's headroom left is short of all of
+  // them, or every rack's of one; true without a budget. A necessary
+  // condition only, for skipping a search when the budget is spent.
+  bool PowerRoomAnywhere(const TaskDemand& d, ModelMask mask, int64_t tasks = 1) const;
   // Cordoning (Kubernetes' word): a cordoned node keeps what it holds
   // (Allocate and Release work as before, totals count it) but hosts
   // nothing new: CanHost is false and FindFirst skips it, so no policy

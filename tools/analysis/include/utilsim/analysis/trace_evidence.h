@@ -1,7 +1,8 @@
 // What a trace's recorded schedule says about its scheduler and cluster,
 // beyond the jobs themselves (docs/validation.md, "Evidence in the record"):
-// the scheduler-cycle latency under every recorded wait, and stretches with
-// no recorded start while jobs waited (possible outages).
+// the scheduler-cycle latency under every recorded wait, stretches with no
+// recorded start while jobs waited (possible outages), and the most GPUs
+// in use at once per window (a lower bound on the capacity in service).
 //
 // Only jobs with a recorded start count; a recorded wait is
 // recorded_start - submit. Pure functions; thread-safe.
@@ -27,7 +28,8 @@ struct StartGap {
   Micros from{0}, to{0};  // no recorded start strictly between them
   int64_t waiting = 0;    // jobs submitted by `from` that started at or after `to`
   // GPUs of the jobs recorded running through the whole gap (started by
-  // `from`, recorded start + runtime at or after `to`): far below the
+  // `from`, recorded start + runtime at or after `to`; shares summed, then
+  // rounded up): far below the
   // cluster's capacity while jobs wait, the gap is an outage or a hold.
   int64_t running_gpus = 0;
 };
@@ -38,7 +40,8 @@ struct StartGap {
 // back; a quiet period with nothing queued is not listed.
 std::vector<StartGap> FindStartGaps(const Workload& w, Micros min_gap);
 // The most GPUs the record shows in use at once (jobs from recorded start
-// for their runtime, tasks x GPUs each) in each window of length `window`,
+// for their runtime, tasks x GPU share each, rounded up to whole GPUs) in
+// each window of length `window`,
 // from the window holding the first recorded start to the one holding the
 // last end; a lower bound on the capacity in service then. Empty when no job
 // has a recorded start.
