@@ -350,6 +350,9 @@ Result<ExecStats> ExecuteRuns(SweepResolver& resolver, const std::vector<const P
   ExecStats stats;
   std::mutex mu;
   Status fatal;
+  // A run killed between writing its result and logging it is done: its
+  // "done" line is written now, so that the log lists every finished run.
+  const std::set<std::string> logged_done = sweep::LoggedDone(opt.out);
   ParallelFor(runs.size(), static_cast<size_t>(std::max(1, opt.workers)), [&](size_t i) {
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -357,9 +360,15 @@ Result<ExecStats> ExecuteRuns(SweepResolver& resolver, const std::vector<const P
     }
     {
       const PlanEntry& e = *runs[i];
-      if (sweep::StateOf(opt.out, e.digest) == sweep::RunState::kDone ||
-          (!opt.retry_failed && sweep::StateOf(opt.out, e.digest) == sweep::RunState::kFailed)) {
+      const sweep::RunState state = sweep::StateOf(opt.out, e.digest);
+      if (state == sweep::RunState::kDone ||
+          (!opt.retry_failed && state == sweep::RunState::kFailed)) {
+        Status logged;
+        if (state == sweep::RunState::kDone && !logged_done.count(e.digest))
+          logged = sweep::AppendLog(opt.out, "done", e, -1,
+                                    "result found on resume: the sweep stopped before logging it");
         std::lock_guard<std::mutex> lock(mu);
+        if (!logged.ok()) fatal = logged;
         ++stats.skipped;
         return;
       }

@@ -221,4 +221,18 @@ Status AppendLog(const std::string& out, const std::string& event, const PlanEnt
   return Status::Ok();
 }
 
+std::set<std::string> LoggedDone(const std::string& out) {
+  std::set<std::string> done;
+  std::ifstream f(out + "/log.jsonl");
+  std::string line;
+  while (std::getline(f, line)) {
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("event") || !j.contains("digest") ||
+        !j["event"].is_string() || !j["digest"].is_string() || j["event"] != "done")
+      continue;
+    done.insert(j["digest"].get<std::string>());
+  }
+  return done;
+}
+
 }  // namespace utilsim::sweep

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,8 @@ Result<RunFailure> ReadFailure(const std::string& out, const std::string& digest
 // `event`: "start", "done", "failed"; `wall_s` < 0 = not written.
 Status AppendLog(const std::string& out, const std::string& event, const PlanEntry& e,
                  double wall_s, const std::string& detail = "");
+// The digests OUT/log.jsonl has a "done" event for (empty when there is no
+// log; lines that do not parse are skipped: a kill may cut the last one).
+std::set<std::string> LoggedDone(const std::string& out);
 
 }  // namespace utilsim::sweep
