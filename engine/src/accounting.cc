@@ -14,6 +14,8 @@ void LevelIntegral::Add(const Levels& v, int64_t dt_us) {
   stranded_uw_us += static_cast<WideInt>(v.stranded_uw) * dt_us;
   node_uw_us += static_cast<WideInt>(v.node_uw) * dt_us;
   off_gpus_us += static_cast<WideInt>(v.off_gpus) * dt_us;
+  for (size_t c = 0; c < down_gpus_us.size(); ++c)
+    down_gpus_us[c] += static_cast<WideInt>(v.down_gpus[c]) * dt_us;
 }
 
 LevelIntegral LevelIntegral::operator-(const LevelIntegral& o) const {
@@ -26,6 +28,8 @@ LevelIntegral LevelIntegral::operator-(const LevelIntegral& o) const {
   d.stranded_uw_us = stranded_uw_us - o.stranded_uw_us;
   d.node_uw_us = node_uw_us - o.node_uw_us;
   d.off_gpus_us = off_gpus_us - o.off_gpus_us;
+  for (size_t c = 0; c < down_gpus_us.size(); ++c)
+    d.down_gpus_us[c] = down_gpus_us[c] - o.down_gpus_us[c];
   return d;
 }
 

@@ -32,7 +32,8 @@ struct Levels {
   // the stranded GPUs (part of the free), and of the powered nodes' non-GPU
   // parts.
   int64_t free_uw = 0, stranded_uw = 0, node_uw = 0;
-  int64_t off_gpus = 0;  // GPUs of powered-off nodes
+  int64_t off_gpus = 0;                // GPUs of powered-off nodes
+  std::array<int64_t, 3> down_gpus{};  // GPUs of down nodes, by DownCause
 };
 
 // Integral of Levels over time, in unit x microseconds (exact integers).
@@ -40,6 +41,7 @@ struct LevelIntegral {
   WideInt gpu_milli_us = 0, cpu_milli_us = 0, mem_bytes_us = 0, stranded_us = 0;
   WideInt free_uw_us = 0, stranded_uw_us = 0, node_uw_us = 0;  // micro-joules
   WideInt off_gpus_us = 0;
+  std::array<WideInt, 3> down_gpus_us{};
   void Add(const Levels& v, int64_t dt_us);
   LevelIntegral operator-(const LevelIntegral& o) const;
 };

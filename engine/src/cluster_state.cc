@@ -117,8 +117,9 @@ int32_t ClusterState::LargestShare(NodeIndex n) const {
   return best;
 }
 
-bool ClusterState::HostsResources(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
-  if (cordoned_[n]) return false;
+bool ClusterState::HostsResources(NodeIndex n, const TaskDemand& d, ModelMask mask,
+                                  bool even_cordoned) const {
+  if (cordoned_[n] && !even_cordoned) return false;
   if (free_cpu_[n] < d.cpu_milli || free_mem_[n] < d.mem_bytes) return false;
   if (d.gpus == 0) return mask == kAnyModel || ModelAllowed(n, mask);
   if (!ModelAllowed(n, mask) || nodes_[n].model < 0) return false;

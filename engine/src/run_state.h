@@ -21,16 +21,18 @@ struct JobRun {
   Micros first_start{-1};      // first time the job started
   int64_t held_before_us = 0;  // time held in earlier segments (before preemptions)
   int32_t preemptions = 0;
-  Micros last{0};            // time up to which `done` is accounted
-  Micros finish{0};          // scheduled finish under the current rate
-  double done = 0;           // recorded microseconds of work completed
-  double hwm = 0;            // most work ever completed (done falls back on preemption)
-  double rate = 1.0;         // recorded us of work per simulated us
-  double speed = 1.0;        // slowest GPU speed of the placement
-  mutable double comm = -1;  // CommSlowdown of the placement, -1 until asked
-  int64_t busy_micro = 0;    // contribution to the busy sum (constant-util jobs), micro-GPUs
-  double busy_frac = 0;      // busy fraction now (constant-util jobs; series: unused)
-  double busy_gpu_us = 0;    // integral of busy fraction x GPU share over held time, GPU-us
+  int32_t interruptions = 0;  // kills by cluster events
+  double lost_us = 0;         // wall time of work lost to kills and preemptions
+  Micros last{0};             // time up to which `done` is accounted
+  Micros finish{0};           // scheduled finish under the current rate
+  double done = 0;            // recorded microseconds of work completed
+  double hwm = 0;             // most work ever completed (done falls back on preemption)
+  double rate = 1.0;          // recorded us of work per simulated us
+  double speed = 1.0;         // slowest GPU speed of the placement
+  mutable double comm = -1;   // CommSlowdown of the placement, -1 until asked
+  int64_t busy_micro = 0;     // contribution to the busy sum (constant-util jobs), micro-GPUs
+  double busy_frac = 0;       // busy fraction now (constant-util jobs; series: unused)
+  double busy_gpu_us = 0;     // integral of busy fraction x GPU share over held time, GPU-us
   // Power of the current placement per GPU held (power.h; averaged over the
   // tasks' GPU models): context (allocated, idle) and active watts.
   double context_w = 0, active_w = 0;

@@ -24,6 +24,9 @@
 namespace utilsim::internal {
 
 inline constexpr JobIndex kNoJob = std::numeric_limits<JobIndex>::max();
+// A kClusterChange event's `job`: a node index (powering off, waking up), or
+// this tag + the index of a cluster event (SimConfig::cluster_events).
+inline constexpr uint32_t kNodeEventTag = 0x80000000u;
 
 // Splits `idle` GPU-seconds by cause in proportion to `share_us` (all
 // unattributed when the shares are all zero).
@@ -142,17 +145,42 @@ class Simulation final : public Engine, public PassContext, public RunView {
                   free_uw_total_,
                   stranded_uw_total_,
                   node_uw_total_,
-                  off_gpus_};
+                  off_gpus_,
+                  down_gpus_};
   }
   // Powering off idle nodes (SimConfig::power_off_after): node n became
   // empty now; a cluster-change event for n (power off, or a wake-up done);
   // after a pass, wake off nodes for the jobs it could not place.
   void NodeEmptied(NodeIndex n);
-  void DoClusterChange(NodeIndex n);
+  void DoClusterChange(uint32_t what);
   void WakeFor(const std::vector<JobIndex>& unplaced);
   void SetNodePower(NodeIndex n, uint8_t state);
   // True when an off or waking node could host a task of job j.
   bool FitsOnSleepingNode(JobIndex j) const;
+  // Clusters that change (cluster_events.h; cluster_change.cc): resolves
+  // the events' nodes, applies those at or before the start, queues the
+  // rest; applies event i; a node goes down (precondition: nothing on it)
+  // or comes up; the node's cordon from its power, down and drain states.
+  Status InitClusterEvents();
+  void DoNodeEvent(size_t i);
+  void SetDown(NodeIndex n, DownCause c);
+  void SetUp(NodeIndex n);
+  void RefreshCordon(NodeIndex n);
+  bool Unavailable(NodeIndex n) const {
+    return !down_.empty() && (down_[n] | drained_[n] | pending_down_[n]) != 0;
+  }
+  bool IsDown(NodeIndex n) const { return !down_.empty() && down_[n] != 0; }
+  // True when a down, drained or absent node's free resources could host a
+  // task of job j now.
+  bool FitsOnUnavailableNode(JobIndex j) const;
+  // Stops running job j because a node of its placement goes down: it keeps
+  // the work of its last checkpoint (SimConfig::checkpoint_interval) less
+  // the restart cost and is queued again (Scheduler::OnKilled).
+  void Interrupt(JobIndex j);
+  // Removes running job j from the running state and releases its
+  // resources (Preempt, Interrupt); it is queued again.
+  void StopRunning(JobIndex j, double keep_work);
+  int64_t NodeUw(NodeIndex n) const;  // node n's non-GPU power, micro-watts
   // Power (power.h): per GPU model of the cluster, resolved once; the free
   // power of the nodes of p brought up to date after an allocation change.
   // Per-model power figures, node power, and the power budget (SimConfig).
@@ -277,9 +305,19 @@ class Simulation final : public Engine, public PassContext, public RunView {
   int64_t off_gpus_ = 0, sleeping_nodes_ = 0, wakeups_ = 0;
   size_t arrivals_done_ = 0;                      // arrival events processed
   std::vector<std::vector<WaitInterval>> waits_;  // closed intervals, by job
-  std::string violation_;                         // first broken invariant, if any
-  bool done_ = false;                             // no event will be processed any more
-  bool finished_ = false;                         // Finish() was called
+  // Cluster events: the run's events and their nodes; per node, down (cause
+  // + 1, 0 = up; the latest down's cause), drained, and a down waiting for
+  // the node to empty (cause + 1); GPUs down by cause; nodes down, drained
+  // or pending.
+  std::vector<ClusterEvent> cluster_events_;
+  std::vector<std::vector<NodeIndex>> event_nodes_;
+  std::vector<uint8_t> down_, drained_, pending_down_;
+  std::vector<uint32_t> down_count_;  // downs in effect or pending minus ups, per node
+  std::array<int64_t, kDownCauses> down_gpus_{};
+  int64_t unavailable_nodes_ = 0;
+  std::string violation_;  // first broken invariant, if any
+  bool done_ = false;      // no event will be processed any more
+  bool finished_ = false;  // Finish() was called
   bool stopped_on_request_ = false;
   std::atomic<bool> stop_requested_{false};
 };

@@ -29,6 +29,8 @@ const char* EventKindName(EventKind k) {
       return "pass";
     case EventKind::kSample:
       return "sample";
+    case EventKind::kInterrupt:
+      return "interrupt";
   }
   return "?";
 }
@@ -49,6 +51,7 @@ Status Simulation::Init() {
       return Status::Error("workload is not sorted by submit time (call Workload::Finalize)");
   }
   if (cfg_.sample_interval.us <= 0) return Status::Error("sample interval must be > 0");
+  if (cfg_.pass_interval.us < 0) return Status::Error("pass interval must be >= 0");
   interacts_ = progress_->Interacts(w_, cluster_);
   stranding_ = StrandingTest(w_);
   if (interacts_) on_node_.assign(cluster_.num_nodes(), {});
@@ -68,9 +71,7 @@ Status Simulation::Init() {
     return Status::Error("energy price must be finite and >= 0");
   if (cfg_.power_off_after.us < 0 || cfg_.wake_delay.us < 0)
     return Status::Error("power-off idle time and wake-up delay must be >= 0");
-  // Before the scheduler's Init: a policy may copy the cluster state, budget included.
   if (Status s = InitPower(); !s.ok()) return s;
-  if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
   window_start_ = n > 0 ? w_.jobs[0].submit : Micros(0);
   now_ = window_start_;
   marks_[0].time = window_start_ + cfg_.warmup;
@@ -82,6 +83,10 @@ Status Simulation::Init() {
   wake_at_.assign(cluster_.num_nodes(), Micros(0));
   node_stranded_.assign(cluster_.num_nodes(), 0);
   for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) UpdateStranded({TaskPlacement{i, 0}});
+  // Before the scheduler's Init: a policy may copy the cluster state, budget
+  // and the nodes down at the start included.
+  if (Status s = InitClusterEvents(); !s.ok()) return s;
+  if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
   finishes_.Reset(n);
   if (cfg_.keep_rows) {
     jobs_.resize(n);
@@ -99,6 +104,10 @@ Status Simulation::Init() {
   next_arrival_ = 1;
   events_.Push(Event{window_start_, Phase::kSample, 0, 0});
   for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) NodeEmptied(i);
+  for (size_t i = 0; i < cluster_events_.size(); ++i)
+    if (cluster_events_[i].at > window_start_)
+      events_.Push(Event{cluster_events_[i].at, Phase::kClusterChange, 0,
+                         kNodeEventTag + static_cast<uint32_t>(i)});
   return Status::Ok();
 }
 
@@ -215,7 +224,7 @@ Status Simulation::ProcessNext() {
       // reports, and would move the levels after the window's end.
       if (arrivals_done_ == n && running_ == 0 && sched_.queued() == 0) break;
       ++events_processed_;
-      DoClusterChange(static_cast<NodeIndex>(e.job));
+      DoClusterChange(e.job);
       break;
   }
   return Status::Ok();
@@ -334,6 +343,7 @@ JobRecord Simulation::RecordOf(JobIndex j) {
     if (r.running) Account(j);
   }
   rec.preemptions = r.preemptions;
+  rec.interruptions = r.interruptions;
   const int64_t queued_us = r.queued_us + (r.queued ? (now_ - r.queued_since).us : 0);
   rec.queued_s = static_cast<double>(queued_us) / kMicrosPerSecond;
   if (r.queued) {
@@ -356,6 +366,11 @@ JobRecord Simulation::RecordOf(JobIndex j) {
     // Idle GPU time by cause, in proportion to the job's idle shares over
     // its run (all unattributed when the model gives none).
     SplitIdle(std::max(0.0, rec.alloc_gpu_s - rec.useful_gpu_s), meter.idle_us, &rec.idle_gpu_s);
+    rec.lost_gpu_s = gpus * r.lost_us / kMicrosPerSecond;
+    const Micros end = r.finished ? r.end : now_;
+    const double in_system_us = static_cast<double>((end - r.first_start).us);
+    rec.ettr =
+        in_system_us > 0 ? std::clamp((meter.held_us - r.lost_us) / in_system_us, 0.0, 1.0) : 1.0;
     rec.energy_kwh = meter.energy_j / 3.6e6;
     rec.idle_energy_kwh = std::max(0.0, meter.energy_j - meter.busy_energy_j) / 3.6e6;
   }

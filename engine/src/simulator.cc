@@ -90,6 +90,8 @@ std::string Simulation::OverBudget(const Job& job, ModelMask mask) {
 }
 
 void Simulation::SchedulePass(Micros t) {
+  if (const int64_t l = cfg_.pass_interval.us; l > 0 && t.us % l != 0)
+    t = Micros((t.us / l + (t.us > 0 ? 1 : 0)) * l);  // the next cycle, rounding up
   if (pass_at_ == t) return;
   pass_at_ = t;
   events_.Push(Event{t, Phase::kPass, 0, 0});
@@ -132,6 +134,8 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
   for (size_t i = 0; i < p.size(); ++i) {
     if (p[i].node < cluster_.num_nodes() && !node_state_.empty() && node_state_[p[i].node] != 0)
       return fail("node " + cluster_.node(p[i].node).name + " is powered off or waking up");
+    if (p[i].node < cluster_.num_nodes() && Unavailable(p[i].node))
+      return fail("node " + cluster_.node(p[i].node).name + " is down or drained");
     if (p[i].node < cluster_.num_nodes() && !cluster_.ModelAllowed(p[i].node, masks_[j]) &&
         job.task.gpus > 0)
       return fail("node " + cluster_.node(p[i].node).name + " has a GPU model the job excludes");
@@ -182,14 +186,23 @@ Status Simulation::Preempt(JobIndex j) {
     return Status::Error("policy '" + sched_.label() + "' preempted a job that is not running");
   JobRun& r = runs_[j];
   Account(j);
-  r.done = std::max(0.0, r.done - static_cast<double>(cfg_.restart_cost.us));
-  r.held_before_us += (now_ - r.start).us;
   ++r.preemptions;
+  StopRunning(j, std::max(0.0, r.done - static_cast<double>(cfg_.restart_cost.us)));
+  QueuedNow(j, true);
+  Observe(EventKind::kPreempt, j);
+  return Status::Ok();
+}
+
+void Simulation::StopRunning(JobIndex j, double keep_work) {
+  JobRun& r = runs_[j];
+  // The work given back was done (or will be redone) at the rate it ran.
+  if (r.done > keep_work && r.rate > 0) r.lost_us += (r.done - keep_work) / r.rate;
+  r.done = keep_work;
+  r.held_before_us += (now_ - r.start).us;
   finishes_.Remove(j);
   r.running = false;
   r.queued = true;
   r.queued_since = now_;
-  QueuedNow(j, true);
   --running_;
   {
     const JobIndex last = running_list_.back();
@@ -208,8 +221,6 @@ Status Simulation::Preempt(JobIndex j) {
     }
     UpdateRates(r.placement, j);
   }
-  Observe(EventKind::kPreempt, j);
-  return Status::Ok();
 }
 
 void Simulation::Account(JobIndex j) {
@@ -373,12 +384,15 @@ void Simulation::DoSample() {
   s.mem_allocated_frac = cluster_.total_mem() ? static_cast<double>(cluster_.allocated_mem()) /
                                                     static_cast<double>(cluster_.total_mem())
                                               : 0;
-  s.gpus_free_whole = cluster_.whole_free_gpus_total();
+  for (int64_t g : down_gpus_) s.gpus_down += g;
+  // Down nodes are empty: all their GPUs are whole-free, and not capacity.
+  s.gpus_free_whole = cluster_.whole_free_gpus_total() - s.gpus_down;
   int64_t stranded = 0;
   if (!stranding_.empty()) {
     for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
       const int32_t free = cluster_.free_whole_gpus(n);
-      if (free > 0 && !stranding_.Hosts(free, cluster_.free_cpu(n), cluster_.free_mem(n)))
+      if (free > 0 && !IsDown(n) &&
+          !stranding_.Hosts(free, cluster_.free_cpu(n), cluster_.free_mem(n)))
         stranded += free;
     }
   }
@@ -430,7 +444,8 @@ void Simulation::UpdateStranded(const Placement& p) {
   for (const TaskPlacement& t : p) {
     const int32_t free = cluster_.free_whole_gpus(t.node);
     const int32_t now =
-        free > 0 && !stranding_.Hosts(free, cluster_.free_cpu(t.node), cluster_.free_mem(t.node))
+        free > 0 && !IsDown(t.node) &&
+                !stranding_.Hosts(free, cluster_.free_cpu(t.node), cluster_.free_mem(t.node))
             ? free
             : 0;
     stranded_total_ += now - node_stranded_[t.node];
@@ -520,7 +535,8 @@ Status Simulation::InitBudget(ClusterState::PowerBudget budget) {
 void Simulation::UpdatePower(const Placement& p) {
   for (const TaskPlacement& t : p) {
     const NodeInfo& info = cluster_.node(t.node);
-    if (info.model < 0 || (!node_state_.empty() && node_state_[t.node] == 1)) continue;
+    if (info.model < 0 || (!node_state_.empty() && node_state_[t.node] == 1) || IsDown(t.node))
+      continue;
     const ModelPower& mp = model_power_[info.model];
     // Whole-free GPUs at idle power; the free share of a partly allocated
     // GPU at context power (its context is up for its other jobs).
@@ -592,6 +608,10 @@ void Simulation::ApplyWaitReports() {
         if (sleeping_nodes_ > 0 && k != rep.if_fits && k != WaitCause::kMigLayout &&
             k != WaitCause::kPowerBudget && FitsOnSleepingNode(j))
           k = WaitCause::kPowerOn;
+        // Or because nodes are down, drained or absent.
+        if (unavailable_nodes_ > 0 && k != rep.if_fits && k != WaitCause::kMigLayout &&
+            k != WaitCause::kPowerBudget && k != WaitCause::kPowerOn && FitsOnUnavailableNode(j))
+          k = WaitCause::kNodesDown;
         it = classified.emplace(key, k).first;
       }
       c = it->second;
@@ -644,12 +664,11 @@ void Simulation::SetNodePower(NodeIndex n, uint8_t state) {
   const bool was_asleep = node_state_[n] != 0, asleep = state != 0;
   node_state_[n] = state;
   if (was_asleep != asleep) {
-    cluster_.SetCordoned(n, asleep);
+    RefreshCordon(n);
     sleeping_nodes_ += asleep ? 1 : -1;
   }
   if (was_off == off) return;
-  const int64_t node_uw = info.gpus > 0 ? std::llround(cfg_.power.node_w_per_gpu * 1e6) * info.gpus
-                                        : std::llround(cfg_.power.cpu_node_w * 1e6);
+  const int64_t node_uw = NodeUw(n);
   node_uw_total_ += off ? -node_uw : node_uw;
   off_gpus_ += off ? info.gpus : -info.gpus;
   // An off node's GPUs draw nothing; back on, they are free at idle power
@@ -667,27 +686,45 @@ void Simulation::SetNodePower(NodeIndex n, uint8_t state) {
   }
 }
 
+int64_t Simulation::NodeUw(NodeIndex n) const {
+  const NodeInfo& info = cluster_.node(n);
+  return info.gpus > 0 ? std::llround(cfg_.power.node_w_per_gpu * 1e6) * info.gpus
+                       : std::llround(cfg_.power.cpu_node_w * 1e6);
+}
+
 void Simulation::NodeEmptied(NodeIndex n) {
-  if (cfg_.power_off_after == kNever || node_state_[n] != 0 || cluster_.tasks_on(n) != 0) return;
+  if (cluster_.tasks_on(n) != 0) return;
+  if (!pending_down_.empty() && pending_down_[n] != 0) {  // a down waiting for its jobs
+    SetDown(n, static_cast<DownCause>(pending_down_[n] - 1));
+    return;
+  }
+  if (cfg_.power_off_after == kNever || node_state_[n] != 0 || IsDown(n)) return;
   empty_since_[n] = now_;
   events_.Push(Event{now_ + cfg_.power_off_after, Phase::kClusterChange, 0, n});
 }
 
-void Simulation::DoClusterChange(NodeIndex n) {
+void Simulation::DoClusterChange(uint32_t what) {
+  if (what >= kNodeEventTag) {
+    DoNodeEvent(what - kNodeEventTag);
+    return;
+  }
+  const NodeIndex n = what;
   if (node_state_[n] == 2 && wake_at_[n] == now_) {  // woken up
     SetNodePower(n, 0);
     NodeEmptied(n);
     if (sched_.queued() > 0) SchedulePass(now_);
     return;
   }
-  if (node_state_[n] == 0 && cluster_.tasks_on(n) == 0 &&
+  if (node_state_[n] == 0 && cluster_.tasks_on(n) == 0 && !IsDown(n) &&
       empty_since_[n] + cfg_.power_off_after == now_)
     SetNodePower(n, 1);
 }
 
 bool Simulation::FitsOnSleepingNode(JobIndex j) const {
   for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n)
-    if (node_state_[n] != 0 && cluster_.CouldEverHost(n, w_.jobs[j].task, masks_[j])) return true;
+    if (node_state_[n] != 0 && !Unavailable(n) &&
+        cluster_.CouldEverHost(n, w_.jobs[j].task, masks_[j]))
+      return true;
   return false;
 }
 
@@ -709,7 +746,8 @@ void Simulation::WakeFor(const std::vector<JobIndex>& unplaced) {
     if (exhausted.count(shape)) continue;
     int64_t need = job.tasks;
     for (NodeIndex n = 0; n < cluster_.num_nodes() && need > 0; ++n) {
-      if (node_state_[n] == 0 || claimed[n] || !cluster_.CouldEverHost(n, job.task, masks_[j]))
+      if (node_state_[n] == 0 || claimed[n] || Unavailable(n) ||
+          !cluster_.CouldEverHost(n, job.task, masks_[j]))
         continue;
       claimed[n] = 1;
       --left;
@@ -735,7 +773,9 @@ void Simulation::CheckEnergy(const Summary& s) {
     lo += info.gpus * model_power_[info.model].idle_w * span_s / 3.6e6;
     hi += info.gpus * model_power_[info.model].active_w * span_s / 3.6e6;
   }
-  if (s.off_gpu_h > 0) lo = 0;  // powered-off GPUs draw nothing
+  // Powered-off and down GPUs draw nothing.
+  if (s.off_gpu_h > 0 || s.down_absent_gpu_h + s.down_maintenance_gpu_h + s.down_failure_gpu_h > 0)
+    lo = 0;
   const double gpu = s.energy_busy_kwh + s.energy_alloc_idle_kwh + s.energy_free_kwh;
   const double tol = 1e-9 * std::max(1.0, hi) + 1e-9;
   if (gpu < lo - tol || gpu > hi + tol || s.energy_stranded_kwh > s.energy_free_kwh + tol)
@@ -768,7 +808,9 @@ void Simulation::Violate(const std::string& name, JobIndex j, const std::string&
 
 void Simulation::AdvanceMeters(Micros t) {
   const Levels v = LevelsNow();
-  const int64_t cap_milli = cluster_.total_gpus() * kMilliPerUnit;
+  int64_t down = 0;
+  for (int64_t g : down_gpus_) down += g;
+  const int64_t cap_milli = (cluster_.total_gpus() - down) * kMilliPerUnit;
   if (v.gpu_milli < 0 || v.gpu_milli > cap_milli || v.cpu_milli < 0 ||
       v.cpu_milli > cluster_.total_cpu() || v.mem_bytes < 0 || v.mem_bytes > cluster_.total_mem())
     Violate("allocated <= capacity", kNoJob,
@@ -849,6 +891,8 @@ WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
   t.energy_stranded_j = static_cast<double>(c.stranded_uw_us) / 1e12;
   t.energy_node_j = static_cast<double>(c.node_uw_us) / 1e12;
   t.off_gpu_s = static_cast<double>(c.off_gpus_us) / kMicrosPerSecond;
+  for (size_t k = 0; k < t.down_gpu_s.size(); ++k)
+    t.down_gpu_s[k] = static_cast<double>(c.down_gpus_us[k]) / kMicrosPerSecond;
   if (cluster_.total_cpu() > 0)
     t.cpu_alloc_frac_s = static_cast<double>(c.cpu_milli_us) / kMicrosPerSecond /
                          static_cast<double>(cluster_.total_cpu());

@@ -41,7 +41,7 @@ Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t c
   s.window_start = window_start;
   s.window_end = window_end;
   s.price_per_gpu_h = price_per_gpu_h;
-  std::vector<double> waits, queued, jcts, slowdowns;
+  std::vector<double> waits, queued, jcts, slowdowns, ettrs;
   std::map<uint32_t, std::pair<double, int64_t>> tenant_slowdown;  // sum, count
   const double alloc_s = totals.alloc_gpu_s, useful_s = totals.useful_gpu_s;
   const auto& idle_s = totals.idle_gpu_s;
@@ -67,6 +67,9 @@ Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t c
       queued.push_back(r.queued_s);
     }
     for (size_t c = 0; c < kWaitCauses; ++c) s.wait_cause_h[c] += r.wait_cause_s[c] / 3600.0;
+    s.interruptions += r.interruptions;
+    s.lost_gpu_h += r.lost_gpu_s / 3600.0;
+    if (r.outcome == JobOutcome::kFinished && r.ettr >= 0) ettrs.push_back(r.ettr);
     if (r.outcome == JobOutcome::kFinished || r.outcome == JobOutcome::kKilled) {
       jcts.push_back(r.jct_s);
       slowdowns.push_back(r.slowdown);
@@ -86,7 +89,13 @@ Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t c
   s.useful_gpu_h = useful_s / 3600.0;
   s.idle_alloc_gpu_h = std::max(0.0, s.alloc_gpu_h - s.useful_gpu_h);
   const double span_s = (window_end - window_start).seconds();
-  const double cap_s = static_cast<double>(capacity_gpus) * span_s;
+  // Capacity is the GPU time not down (cluster events) in the window.
+  double down_s = 0;
+  for (double v : totals.down_gpu_s) down_s += v;
+  const double cap_s = static_cast<double>(capacity_gpus) * span_s - down_s;
+  s.down_absent_gpu_h = totals.down_gpu_s[0] / 3600.0;
+  s.down_maintenance_gpu_h = totals.down_gpu_s[1] / 3600.0;
+  s.down_failure_gpu_h = totals.down_gpu_s[2] / 3600.0;
   if (cap_s > 0) {
     s.allocation_pct = 100.0 * alloc_s / cap_s;
     s.effective_util_pct = 100.0 * useful_s / cap_s;
@@ -121,6 +130,11 @@ Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t c
   s.slowdown_p50 = Percentile(slowdowns, 50);
   s.slowdown_p95 = Percentile(slowdowns, 95);
   s.makespan_s = makespan_s;
+  if (!ettrs.empty()) {
+    s.ettr_mean = Mean(ettrs);
+    std::sort(ettrs.begin(), ettrs.end());
+    s.ettr_p5 = Percentile(ettrs, 5);
+  }
   double sum = 0, sum_sq = 0;
   for (const auto& [tenant, v] : tenant_slowdown) {
     const double x = v.first / static_cast<double>(v.second);
@@ -142,6 +156,9 @@ JobFigures FiguresOf(const JobRecord& r) {
   f.tenant = r.tenant;
   f.started = r.start.us >= 0;
   f.wait_cause_s = r.wait_cause_s;
+  f.interruptions = r.interruptions;
+  f.lost_gpu_s = r.lost_gpu_s;
+  f.ettr = r.ettr;
   if (f.started) {
     f.wait_s = r.wait_s();
     f.queued_s = r.queued_s;
@@ -209,7 +226,7 @@ void AddSampleFigures(const std::vector<Sample>& samples, Summary* s) {
 namespace internal {
 
 bool FragPct(const Sample& x, int64_t capacity_gpus, double* pct) {
-  const double free_milli = static_cast<double>(capacity_gpus) * kMilliPerUnit -
+  const double free_milli = static_cast<double>(capacity_gpus - x.gpus_down) * kMilliPerUnit -
                             std::round(x.gpus_allocated * kMilliPerUnit);
   if (std::isnan(x.frag_gpu_milli) || !(free_milli > 0)) return false;
   *pct = 100.0 * x.frag_gpu_milli / free_milli;

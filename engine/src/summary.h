@@ -20,6 +20,9 @@ struct JobFigures {
   double wait_s = 0, queued_s = 0;  // when started
   double jct_s = 0, slowdown = 0;   // when finished or killed
   std::array<double, kWaitCauses> wait_cause_s{};
+  int32_t interruptions = 0;
+  double lost_gpu_s = 0;
+  double ettr = -1;  // JobRecord::ettr
 };
 JobFigures FiguresOf(const JobRecord& r);
 

@@ -8,8 +8,9 @@ namespace utilsim {
 
 namespace {
 constexpr const char* kNames[kWaitCauses] = {
-    "capacity",    "gpu-model",   "fragmentation",  "co-resource", "placement", "mig-layout",
-    "reservation", "queue-order", "recorded-start", "preemption",  "power-on",  "power-budget"};
+    "capacity",   "gpu-model",    "fragmentation", "co-resource",    "placement",
+    "mig-layout", "reservation",  "queue-order",   "recorded-start", "preemption",
+    "power-on",   "power-budget", "nodes-down"};
 
 bool Allowed(ModelMask mask, int model) { return model < 64 && ((mask >> model) & 1) != 0; }
 

@@ -43,6 +43,9 @@ inline void ExpectSameRecord(const JobRecord& a, const JobRecord& b) {
   EXPECT_EQ(a.gpu_milli, b.gpu_milli);
   EXPECT_EQ(a.placement, b.placement);
   EXPECT_EQ(a.preemptions, b.preemptions);
+  EXPECT_EQ(a.interruptions, b.interruptions);
+  UTILSIM_EXPECT_BITS(a, b, lost_gpu_s);
+  UTILSIM_EXPECT_BITS(a, b, ettr);
   UTILSIM_EXPECT_BITS(a, b, alloc_gpu_s);
   UTILSIM_EXPECT_BITS(a, b, useful_gpu_s);
   for (size_t c = 0; c < a.idle_gpu_s.size(); ++c)
@@ -76,11 +79,12 @@ inline void ExpectSameSample(const Sample& a, const Sample& b) {
     EXPECT_TRUE(SameBits(a.gpus_idle[c], b.gpus_idle[c])) << "idle cause " << c;
   UTILSIM_EXPECT_BITS(a, b, frag_gpu_milli);
   UTILSIM_EXPECT_BITS(a, b, power_w);
+  EXPECT_EQ(a.gpus_down, b.gpus_down);
 }
 
 // Summary is all 8-byte fields (no padding): when one is added, this size
 // changes and ExpectSameSummary must name it too.
-static_assert(sizeof(Summary) == 75 * 8, "a Summary field was added: compare it below");
+static_assert(sizeof(Summary) == 83 * 8, "a Summary field was added: compare it below");
 
 // Every field of two summaries, exactly, and then their bytes.
 inline void ExpectSameSummary(const Summary& a, const Summary& b) {
@@ -142,6 +146,13 @@ inline void ExpectSameSummary(const Summary& a, const Summary& b) {
   UTILSIM_EXPECT_BITS(a, b, idle_alloc_energy_cost);
   UTILSIM_EXPECT_BITS(a, b, off_gpu_h);
   EXPECT_EQ(a.wakeups, b.wakeups);
+  UTILSIM_EXPECT_BITS(a, b, down_absent_gpu_h);
+  UTILSIM_EXPECT_BITS(a, b, down_maintenance_gpu_h);
+  UTILSIM_EXPECT_BITS(a, b, down_failure_gpu_h);
+  EXPECT_EQ(a.interruptions, b.interruptions);
+  UTILSIM_EXPECT_BITS(a, b, lost_gpu_h);
+  UTILSIM_EXPECT_BITS(a, b, ettr_mean);
+  UTILSIM_EXPECT_BITS(a, b, ettr_p5);
   for (size_t c = 0; c < a.wait_cause_h.size(); ++c)
     EXPECT_TRUE(SameBits(a.wait_cause_h[c], b.wait_cause_h[c])) << "wait cause " << c;
   EXPECT_EQ(a.events, b.events);

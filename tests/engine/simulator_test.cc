@@ -74,6 +74,28 @@ TEST(Simulator, FifoOnOneNodeHandComputed) {
   for (const auto& x : smp) EXPECT_GE(x.gpus_allocated, x.gpus_busy);
 }
 
+// A scheduling cycle of 30 s: passes only at multiples of 30 s. a arrives
+// at 0 (a cycle) and starts at once; b arrives at 10, starts at 30; a
+// ends at 100, c (arrived at 40, waiting for the GPUs b and a hold) starts
+// at the next cycle, 120.
+TEST(Simulator, PassIntervalStartsJobsAtTheNextCycle) {
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 100, 2), MakeJob("b", 10, 500, 2), MakeJob("c", 40, 10, 2)};
+  w.Finalize();
+  FakeFifo s;
+  SimConfig cfg;
+  cfg.pass_interval = Seconds(30);
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& jobs = r.value().jobs;
+  EXPECT_EQ(jobs[0].start, Seconds(0));
+  EXPECT_EQ(jobs[1].start, Seconds(30));
+  EXPECT_EQ(jobs[2].start, Seconds(120));
+  FakeFifo s2;
+  cfg.pass_interval = Seconds(-1);
+  EXPECT_FALSE(Simulate(OneNode(4), w, s2, cfg).ok());
+}
+
 TEST(Simulator, ArrivalsWindowClipsAllocation) {
   // Same jobs as above; the arrivals window is [0, 20] s (first to last
   // submit). Inside it only a runs: 2 GPUs x 20 s = 40 GPU-s of 4 x 20 = 80

@@ -107,7 +107,7 @@ Logged RunLogged(const std::string& policy, const Workload& w, const ProgressMod
     if (e.kind == EventKind::kStart) {
       open[e.job] = e.time;
     } else if (e.kind == EventKind::kFinish || e.kind == EventKind::kKill ||
-               e.kind == EventKind::kPreempt) {
+               e.kind == EventKind::kPreempt || e.kind == EventKind::kInterrupt) {
       out.intervals[e.job].push_back({open[e.job], e.time});
       open[e.job] = Micros(-1);
     }

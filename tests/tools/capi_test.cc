@@ -141,13 +141,13 @@ TEST(CApi, RunEqualsRunPolicies) {
   EXPECT_EQ(en.wakeups, e.wakeups);
   ASSERT_EQ(utilsim_wait_cause_count(), kWaitCauses);
   EXPECT_STREQ(utilsim_wait_cause_name(0), "capacity");
-  EXPECT_STREQ(utilsim_wait_cause_name(kWaitCauses - 1), "power-budget");
+  EXPECT_STREQ(utilsim_wait_cause_name(kWaitCauses - 1), "nodes-down");
   EXPECT_EQ(utilsim_wait_cause_name(kWaitCauses), nullptr);
   std::vector<double> hours(kWaitCauses, -1);
   ASSERT_EQ(utilsim_result_wait_hours(res, hours.data(), hours.size(), &err), UTILSIM_OK);
   for (size_t c = 0; c < kWaitCauses; ++c) EXPECT_EQ(hours[c], e.wait_cause_h[c]) << c;
   EXPECT_EQ(utilsim_result_wait_hours(res, hours.data(), 3, &err), UTILSIM_INVALID_ARGUMENT);
-  EXPECT_TRUE(Has(Take(&err), "n is 3, expected at least 12"));
+  EXPECT_TRUE(Has(Take(&err), "n is 3, expected at least 13"));
   const char* label = nullptr;
   ASSERT_EQ(utilsim_result_policy(res, &label, &err), UTILSIM_OK);
   EXPECT_STREQ(label, policy);

@@ -92,6 +92,48 @@ TEST(Cli, RunWritesHandComputedResults) {
   EXPECT_TRUE(Has(out, "Results written to " + db));
 }
 
+// --events (docs/cluster-events.md) on the hand-computed run above: gpu-1
+// is down 20..50 s and kills b (no checkpoints: it restarts from the start
+// at 50 and ends at 100); c and d queue behind it as before b's kill: c
+// 100..130, d 130..170. In the arrivals window 0..40 s gpu-1 is down 20 s.
+TEST(Cli, EventsKillRequeueAndReport) {
+  const std::string dir = testutil::TempDir();
+  const std::string ev = dir + "/ev.yaml";
+  testutil::WriteFile(ev, "events:\n  - {kind: down, at: 20, nodes: [gpu-1], until: 50}\n");
+  const std::string db = dir + "/r.db";
+  std::string out;
+  ASSERT_EQ(
+      RunCli("run " + CliArgs("jobs.csv") + " --policy best-fit --events " + ev + " --out " + db,
+             &out),
+      0)
+      << out;
+  EXPECT_TRUE(Has(out, "interruptions, lost GPU-h")) << out;
+  auto runs = ReadResults(db);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const auto& jobs = runs.value()[0].jobs;
+  const int64_t finish[] = {100, 100, 130, 170};
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(jobs[i].finish, Seconds(finish[i])) << jobs[i].name;
+  EXPECT_EQ(jobs[1].start, Seconds(10));
+  EXPECT_EQ(jobs[1].interruptions, 1);
+  EXPECT_DOUBLE_EQ(jobs[1].lost_gpu_s, 40);
+  EXPECT_DOUBLE_EQ(jobs[1].queued_s, 30);
+  EXPECT_DOUBLE_EQ(jobs[1].wait_cause_s[static_cast<size_t>(WaitCause::kNodesDown)], 30);
+  EXPECT_NEAR(jobs[1].ettr, (60.0 - 10) / 90, 1e-12);  // held 10 + 50 s, lost 10 s
+  const Summary& s = runs.value()[0].summary;
+  EXPECT_EQ(s.interruptions, 1);
+  EXPECT_NEAR(s.down_failure_gpu_h, 80 / 3600.0, 1e-12);
+
+  // A bad events file is bad input (exit 1) that names the file and line.
+  testutil::WriteFile(ev, "events:\n  - {kind: down, at: 20, nodes: [gpu-1], running: stop}\n");
+  EXPECT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --events " + ev, &out), 1) << out;
+  EXPECT_TRUE(Has(out, "ev.yaml:2")) << out;
+  EXPECT_TRUE(Has(out, "running")) << out;
+  testutil::WriteFile(ev, "events:\n  - {kind: down, at: 20, nodes: [gpu-7]}\n");
+  EXPECT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --events " + ev, &out), 1) << out;
+  EXPECT_TRUE(Has(out, "ev.yaml:2: no node or node group named 'gpu-7'")) << out;
+  EXPECT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --checkpoint-interval 0", &out), 2) << out;
+}
+
 TEST(Cli, SameSeedByteIdenticalDifferentSeedDifferentJobs) {
   const std::string dir = testutil::TempDir();
   std::string out;

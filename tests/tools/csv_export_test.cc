@@ -82,8 +82,8 @@ TEST(CsvExportTest, WritesFourTablesWithHeaders) {
                          "cpu_allocated_frac,mem_allocated_frac,gpus_free_whole,gpus_stranded,"
                          "idle_unattributed_gpus,idle_input_gpus,idle_communication_gpus,"
                          "idle_fixed_gpus,idle_sharing_gpus,idle_storage_gpus,frag_gpu_milli,"
-                         "power_w",
-                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1,0,0.75,0.5,0,0,0,,0"}));
+                         "power_w,gpus_down",
+                         "2,12.5,3.5,2.25,4,2,0.5,0.25,10,1,0,0.75,0.5,0,0,0,,0,0"}));
 
   std::vector<std::string> jobs = Lines(testutil::ReadFile(dir + "/jobs.csv"));
   ASSERT_EQ(jobs.size(), 3u);
@@ -95,13 +95,15 @@ TEST(CsvExportTest, WritesFourTablesWithHeaders) {
             "idle_sharing_gpu_s,idle_storage_gpu_s,energy_kwh,idle_energy_kwh,wait_capacity_s,"
             "wait_gpu_model_s,wait_fragmentation_s,wait_co_resource_s,wait_placement_s,"
             "wait_mig_layout_s,wait_reservation_s,wait_queue_order_s,wait_recorded_start_s,"
-            "wait_preemption_s,wait_power_on_s,wait_power_budget_s");
+            "wait_preemption_s,wait_power_on_s,wait_power_budget_s,wait_nodes_down_s,interruptions,"
+            "lost_gpu_s,ettr");
   // Shortest round-trip numbers; quoted text; never-reached times empty.
   EXPECT_EQ(jobs[1],
             "1,0,\"a,b\",0,finished,,1e-06,2.500001,100,2.5,,99.999999,90,1,0.5,n0:3,0,1e-07,"
-            "123456789.125,0.25,0.25,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+            "123456789.125,0.25,0.25,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,");
   EXPECT_EQ(jobs[2],
-            "1,1,w,0,unfinished,,5,,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+            "1,1,w,0,unfinished,,5,,,,,,0,1,0,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+            "0,");
   // One row per wait interval (none in these runs): the header only.
   EXPECT_EQ(
       Lines(testutil::ReadFile(dir + "/waits.csv")),

@@ -257,7 +257,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   std::string path = testutil::TempDir() + "/r.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   EXPECT_EQ(Query(path, "SELECT key || '=' || value FROM meta ORDER BY key"),
-            (std::vector<std::string>{"created_by=utilsim", "schema_version=6",
+            (std::vector<std::string>{"created_by=utilsim", "schema_version=7",
                                       "utilsim_version=0.1.0"}));
   EXPECT_EQ(Query(path, "PRAGMA page_size"), std::vector<std::string>{"4096"});
   EXPECT_EQ(
@@ -266,9 +266,9 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
           "run_id", "time_s", "gpus_allocated", "gpus_busy", "queued", "running",
           "cpu_allocated_frac", "mem_allocated_frac", "gpus_free_whole", "gpus_stranded",
           "idle_unattributed_gpus", "idle_input_gpus", "idle_communication_gpus", "idle_fixed_gpus",
-          "idle_sharing_gpus", "idle_storage_gpus", "frag_gpu_milli", "power_w"}));
+          "idle_sharing_gpus", "idle_storage_gpus", "frag_gpu_milli", "power_w", "gpus_down"}));
   std::vector<std::string> jobs_cols = Query(path, "SELECT name FROM pragma_table_info('jobs')");
-  ASSERT_EQ(jobs_cols.size(), 40u);
+  ASSERT_EQ(jobs_cols.size(), 44u);
   EXPECT_EQ(jobs_cols[0], "run_id");
   EXPECT_EQ(jobs_cols[10], "queued_s");
   EXPECT_EQ(jobs_cols[16], "preemptions");
@@ -279,6 +279,9 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   EXPECT_EQ(jobs_cols[28], "wait_capacity_s");
   EXPECT_EQ(jobs_cols[38], "wait_power_on_s");
   EXPECT_EQ(jobs_cols[39], "wait_power_budget_s");
+  EXPECT_EQ(jobs_cols[40], "wait_nodes_down_s");
+  EXPECT_EQ(jobs_cols[41], "interruptions");
+  EXPECT_EQ(jobs_cols[43], "ettr");
   EXPECT_EQ(
       Query(path, "SELECT name FROM pragma_table_info('waits')"),
       (std::vector<std::string>{"run_id", "job_index", "from_s", "to_s", "cause", "blocker_index",
@@ -286,7 +289,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
                                 "nodes_unavailable", "nodes_power", "est_start_s"}));
   std::vector<std::string> runs_cols = Query(path, "SELECT name FROM pragma_table_info('runs')");
   EXPECT_EQ(runs_cols.front(), "run_id");
-  EXPECT_EQ(runs_cols.back(), "wait_power_budget_h");
+  EXPECT_EQ(runs_cols.back(), "ettr_p5");
   EXPECT_NE(std::find(runs_cols.begin(), runs_cols.end(), "energy_alloc_idle_kwh"),
             runs_cols.end());
   EXPECT_NE(std::find(runs_cols.begin(), runs_cols.end(), "wait_co_resource_h"), runs_cols.end());
@@ -357,7 +360,7 @@ TEST(ResultStoreTest, ReadRejectsOtherFiles) {
   std::string path = dir + "/v2.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   Query(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 6");
+  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 7");
   Query(path, "UPDATE meta SET value = 'other' WHERE key = 'created_by'");
   EXPECT_EQ(ReadResults(path).status().message(), path + ": not a utilsim results database");
 }

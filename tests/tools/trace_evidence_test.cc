@@ -111,6 +111,43 @@ TEST(TraceEvidence, PeakGpusInUsePerWindow) {
   w.jobs.push_back(Job{});  // no recorded start: not counted
   EXPECT_EQ(PeakGpusInUse(w, Seconds(10 * 3600)), (std::vector<int64_t>{6, 4, 4, 3, 1}));
   EXPECT_TRUE(PeakGpusInUse(Workload{}, Seconds(3600)).empty());
+  EXPECT_EQ(PeakWindowStart(w, Seconds(10 * 3600)), Micros(0));
+  EXPECT_EQ(PeakWindowStart(w, Seconds(3600)), Seconds(2 * 3600));
+}
+
+// Peaks 6, 20, 9 GPUs in windows of 100 s from 1000 s, 4 GPUs per node,
+// base 3 nodes: windows need max(3, ceil(peak / 4)) = 3, 5, 3 nodes; the
+// group grows to 5, nodes 3 and 4 are absent but in window 1, and leave at
+// window 2 once empty (running: wait). A gap 1500..1800 drains every node
+// from 1501 s to 1800 s.
+TEST(TraceEvidence, InferredEventsFollowThePeaksAndDrainTheGaps) {
+  int64_t total = 0;
+  const std::vector<ClusterEvent> ev =
+      InferredEvents({6, 20, 9}, Seconds(100), Seconds(1000),
+                     {StartGap{Seconds(1500), Seconds(1800), 3, 0}}, "g", 3, 4, &total);
+  EXPECT_EQ(total, 5);
+  ASSERT_EQ(ev.size(), 5u);
+  const std::vector<std::string> upper = {"g-3", "g-4"};
+  EXPECT_EQ(ev[0].at, kBeforeEverything);
+  EXPECT_EQ(ev[0].change, NodeChange::kDown);
+  EXPECT_EQ(ev[0].cause, DownCause::kAbsent);
+  EXPECT_EQ(ev[0].nodes, upper);
+  EXPECT_EQ(ev[1].at, Seconds(1100));
+  EXPECT_EQ(ev[1].change, NodeChange::kUp);
+  EXPECT_EQ(ev[1].nodes, upper);
+  EXPECT_EQ(ev[2].at, Seconds(1200));
+  EXPECT_EQ(ev[2].change, NodeChange::kDown);
+  EXPECT_FALSE(ev[2].kill);
+  EXPECT_EQ(ev[2].nodes, upper);
+  EXPECT_EQ(ev[3].at, Seconds(1501));
+  EXPECT_EQ(ev[3].change, NodeChange::kDrain);
+  EXPECT_EQ(ev[3].nodes, std::vector<std::string>{"g"});
+  EXPECT_EQ(ev[4].at, Seconds(1800));
+  EXPECT_EQ(ev[4].change, NodeChange::kResume);
+  for (const ClusterEvent& e : ev) EXPECT_TRUE(CheckClusterEvent(e).ok()) << e.where;
+  // Peaks within the base: no capacity event.
+  EXPECT_TRUE(InferredEvents({12}, Seconds(100), Seconds(0), {}, "g", 3, 4, &total).empty());
+  EXPECT_EQ(total, 3);
 }
 
 }  // namespace

@@ -401,6 +401,8 @@ int RunMain(int argc, char** argv) {
   std::string val_policy = "easy-backfill+first-fit";
   std::vector<int> nodes_list;
   double outage_gap_h = 6;
+  bool val_infer = false;
+  double infer_window_h = 24;
   val->add_option("--policy", val_policy, "Policy approximating the recorded scheduler")
       ->capture_default_str()
       ->group(kPolicyGroup);
@@ -418,6 +420,18 @@ int RunMain(int argc, char** argv) {
                   "outages; docs/validation.md)")
       ->capture_default_str()
       ->check(checks::Above(0, "hours"));
+  val->add_flag(
+         "--infer", val_infer,
+         "Replay what the record shows: in each --infer-window at least the nodes its "
+         "peak GPUs in use need (absent otherwise), no start through the --outage-gap gaps (every "
+         "node drained), and a scheduling cycle of the latency floor (--pass-interval); "
+         "one method for every trace (docs/validation.md)")
+      ->group(kClusterGroup);
+  val->add_option("--infer-window", infer_window_h,
+                  "With --infer: hours per capacity step (the peak GPUs in use of each window)")
+      ->capture_default_str()
+      ->check(checks::Above(0, "hours"))
+      ->group(kClusterGroup);
   AddOutputOptions(val, o, "Results database of the runs, one per size (docs/results.md)",
                    /*csv=*/false);
 
@@ -605,7 +619,11 @@ int RunMain(int argc, char** argv) {
   // The run flags of run and compare (plan, diagnose and validate check them
   // below): a value that does not parse, e.g. --power-cap abc.
   if (usage.ok() && (*run || *cmp)) {
-    if (auto spec = ToRunSpec(o.run, o.input.seed); !spec.ok()) usage = FlagError(spec.status());
+    if (auto spec = ToRunSpec(o.run, o.input.seed); !spec.ok()) {
+      if (RunFlagsExit(spec.status()) != kExitUsage)
+        return Fail(spec.status().message(), RunFlagsExit(spec.status()));
+      usage = FlagError(spec.status());
+    }
   }
   if (!usage.ok()) return Fail(usage.message(), kExitUsage);
 
@@ -643,7 +661,7 @@ int RunMain(int argc, char** argv) {
     st = InspectCommand(o);
   } else if (*plan || *diag) {
     auto spec = ToRunSpec(o.run, o.input.seed);
-    if (!spec.ok()) return Fail(spec.status().message(), kExitUsage);
+    if (!spec.ok()) return Fail(spec.status().message(), RunFlagsExit(spec.status()));
     SharedCliOptions shared;
     shared.input = &o.input;
     shared.run = &spec.value();
@@ -656,9 +674,9 @@ int RunMain(int argc, char** argv) {
     st = *plan ? PlanCommand(shared, plan_opt) : DiagnoseCommand(shared, diag_opt);
   } else if (*val) {
     auto spec = ToRunSpec(o.run, o.input.seed);
-    if (!spec.ok()) return Fail(spec.status().message(), kExitUsage);
-    st = ValidateCommand(o.input, spec.value(), val_policy, nodes_list, outage_gap_h, o.out,
-                         {progress, ResolveMemoryLimit(o.max_memory)});
+    if (!spec.ok()) return Fail(spec.status().message(), RunFlagsExit(spec.status()));
+    st = ValidateCommand(o.input, spec.value(), val_policy, nodes_list, outage_gap_h, val_infer,
+                         infer_window_h, o.out, {progress, ResolveMemoryLimit(o.max_memory)});
   } else if (*fgd) {
     st = FgdCommand(o, fgd_opt, fgd_cli, progress);
   } else if (*conv) {

@@ -13,6 +13,7 @@
 #include "utilsim/analysis/sharing.h"
 #include "utilsim/io/formats.h"
 #include "utilsim/policies/coresource.h"
+#include "utilsim/traces/cluster_events_yaml.h"
 #include "utilsim/traces/power_yaml.h"
 
 namespace utilsim::cli {
@@ -244,6 +245,26 @@ void AddRunOptions(CLI::App* cmd, CliOptions& o) {
       ->check(checks::AtLeast(0, "USD per GPU-hour"))
       ->capture_default_str()
       ->group(kRunGroup);
+  cmd->add_option("--events", o.run.events_file,
+                  "Cluster events YAML (docs/cluster-events.md): nodes added, removed, down, "
+                  "drained, maintenance windows, outages, and failures drawn from per-component "
+                  "rates (seeded by --seed); jobs on a node that goes down are killed and queued "
+                  "again")
+      ->check(CLI::ExistingFile)
+      ->group(kClusterGroup);
+  cmd->add_option("--checkpoint-interval", o.run.checkpoint_interval_s,
+                  "With --events: seconds of recorded work between a job's checkpoints; a job a "
+                  "node failure kills keeps the work of its last checkpoint minus --restart-cost "
+                  "(default: no checkpoints, it restarts from the start)")
+      ->check(checks::Above(0, "seconds"))
+      ->group(kClusterGroup);
+  cmd->add_option("--pass-interval", o.run.pass_interval_s,
+                  "Scheduling cycle: passes only at multiples of this many seconds, so a job "
+                  "waits for the next cycle (Slurm's sched_interval); 0 = a pass at once after "
+                  "every arrival, finish or cluster change")
+      ->check(checks::AtLeast(0, "seconds"))
+      ->capture_default_str()
+      ->group(kRunGroup);
   cmd->add_option("--power", o.run.power_file,
                   "Power model YAML (docs/energy.md): idle, context and active watts per GPU "
                   "model, node overhead, PUE; default: the built-in model calibrated on Acme")
@@ -398,6 +419,8 @@ Status FlagError(const Status& s) {
       {"window", "--window"},
       {"warmup", "--warmup"},
       {"restart_cost", "--restart-cost"},
+      {"checkpoint_interval", "--checkpoint-interval"},
+      {"pass_interval", "--pass-interval"},
       {"sample_interval", "--sample-interval"},
       {"horizon", "--horizon"},
       {"price_per_gpu_h", "--price"},
@@ -419,6 +442,8 @@ Status FlagError(const Status& s) {
       return Status::Error(s.code(), std::string(flag) + m.substr(colon));
   return s;
 }
+
+int RunFlagsExit(const Status& s) { return s.code() == StatusCode::kRuntime ? 1 : 2; }
 
 Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   RunSpec r;
@@ -481,7 +506,7 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   r.price_per_gpu_h = f.price_per_gpu_h;
   if (!f.power_file.empty()) {
     auto p = ReadPowerYaml(f.power_file);
-    if (!p.ok()) return p.status();
+    if (!p.ok()) return Status::Error(StatusCode::kRuntime, p.status().message());
     r.power = p.value();
   }
   if (f.pue >= 1) r.power.pue = f.pue;
@@ -504,6 +529,20 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   r.power_budget_w = f.power_budget_w;
   r.rack_power_budget_w = f.rack_power_budget_w;
   r.wait_detail = f.wait_detail;
+  if (!f.events_file.empty()) {
+    auto ev = ReadClusterEventsYaml(f.events_file);
+    if (!ev.ok()) return Status::Error(StatusCode::kRuntime, ev.status().message());
+    r.cluster_events = std::move(ev.value().events);
+    r.failures = std::move(ev.value().failures);
+  }
+  auto pass = seconds(f.pass_interval_s, "--pass-interval", false);
+  if (!pass.ok()) return pass.status();
+  r.pass_interval = pass.value();
+  if (f.checkpoint_interval_s > 0) {
+    auto c = seconds(f.checkpoint_interval_s, "--checkpoint-interval", true);
+    if (!c.ok()) return c.status();
+    r.checkpoint_interval = c.value();
+  }
   r.threads = f.threads;
   if (Status v = ValidateRunSpec(r); !v.ok()) return FlagError(v);
   return r;

@@ -48,6 +48,9 @@ struct RunFlags {
   std::string window = "arrivals";
   double warmup_s = 0;
   double restart_cost_s = 0;
+  std::string events_file;            // "" = a constant cluster
+  double checkpoint_interval_s = -1;  // < 0: no checkpoints
+  double pass_interval_s = 0;         // 0: a pass at once
   double comm_fraction = WholeGpuProgress::kDefaultCommFraction;
   std::string model = "whole-gpu";
   std::string sharing = "fractional";
@@ -64,8 +67,12 @@ struct RunFlags {
 // option that sets it ("--gpu-reserve: ..."); other messages unchanged.
 Status FlagError(const Status& s);
 // The RunSpec of `f` with `seed`; errors name the option (usage errors:
-// every value was checked when parsed, so only combinations fail here).
+// every value was checked when parsed, so only combinations fail here),
+// except the contents of the files it reads (--power, --events): those
+// errors have StatusCode::kRuntime (bad input, exit 1; RunFlagsExit).
 Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed);
+// The exit code of a ToRunSpec error: 1 for a file's contents, else 2.
+int RunFlagsExit(const Status& s);
 
 // What the shared options write to (one subcommand parses per process).
 struct CliOptions {

@@ -18,8 +18,8 @@
 namespace utilsim::cli {
 
 Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
-                       const std::vector<int>& nodes_list, double outage_gap_h,
-                       const std::string& out, const CommandGuards& guards) {
+                       const std::vector<int>& nodes_list, double outage_gap_h, bool infer,
+                       double infer_window_h, const std::string& out, const CommandGuards& guards) {
   // Checked before the runs; WriteResults checks again before its rename.
   const OutputGuard guard{"--out", InputPaths(input), false, "a SQLite results database"};
   if (Status s = CheckOutput(out, guard); !s.ok()) return s;
@@ -36,14 +36,19 @@ Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::s
   auto bar = ProgressBar::ForStderr("validate", guards.progress);
   RunSpec spec = settings;
   spec.progress = bar ? bar->board() : nullptr;
-  auto v = ValidateAtSizes(base, BuiltinPolicies(), policy, nodes_list, spec);
+  ValidateInference inference;
+  inference.window = Micros(std::llround(infer_window_h * 3600 * kMicrosPerSecond));
+  inference.outage_gap = Micros(std::llround(outage_gap_h * 3600 * kMicrosPerSecond));
+  auto v = ValidateAtSizes(base, BuiltinPolicies(), policy, nodes_list, spec,
+                           infer ? &inference : nullptr);
   bar.reset();
   if (!v.ok()) return v.status();
   const SizedValidation& val = v.value();
   const std::vector<RunResult>& runs = val.runs;
   std::cout << "utilsim validate: " << policy << " against the recorded schedule of "
-            << base.workload.source << " (" << val.with_start << " jobs with a recorded start)\n\n"
-            << FormatFidelity(val.labels, val.fidelity);
+            << base.workload.source << " (" << val.with_start << " jobs with a recorded start)\n";
+  if (infer) std::cout << "replaying the evidence (--infer): " << val.inferred << "\n";
+  std::cout << "\n" << FormatFidelity(val.labels, val.fidelity);
   if (val.fidelity.size() > 1) std::cout << "\nlowest wait MAE: " << val.labels[val.best] << "\n";
   // Evidence the replay does not model yet (docs/validation.md).
   const std::vector<StartGap> gaps =

@@ -243,6 +243,19 @@ std::string FormatSummary(const RunResult& run) {
       {"tenant fairness (Jain)", Fixed(s.tenant_fairness, 3)},
       {"events", Count(double(s.events))},
   };
+  // Clusters that change (--events): only when nodes were down or jobs lost
+  // work, so that constant-cluster summaries stay as they were.
+  const double down_h = s.down_absent_gpu_h + s.down_maintenance_gpu_h + s.down_failure_gpu_h;
+  if (down_h > 0 || s.interruptions > 0) {
+    rows.emplace_back("down GPU-h absent/maint/failure",
+                      Fixed(s.down_absent_gpu_h, 1) + " / " + Fixed(s.down_maintenance_gpu_h, 1) +
+                          " / " + Fixed(s.down_failure_gpu_h, 1));
+    rows.emplace_back("interruptions, lost GPU-h",
+                      Count(double(s.interruptions)) + ", " + Fixed(s.lost_gpu_h, 1));
+    rows.emplace_back("ETTR finished mean/p5",
+                      s.finished > 0 ? Fixed(s.ettr_mean, 3) + " / " + Fixed(s.ettr_p5, 3)
+                                     : std::string("- (no job finished; jobs.ettr has each)"));
+  }
   if (!m.notes.empty()) rows.emplace_back("notes", m.notes);
   size_t width = 0;
   for (const auto& [k, v] : rows) width = std::max(width, k.size());

@@ -46,6 +46,8 @@ const char* Meaning(WaitCause c) {
       return "it fits only on nodes powered off or still waking up";
     case WaitCause::kPowerBudget:
       return "the resources were there; the power budget was not";
+    case WaitCause::kNodesDown:
+      return "it fits only on nodes that were down, drained or absent";
     default:
       return "";
   }

@@ -96,7 +96,7 @@ class EarlyStop {
       ++queued_;
       queued_submit_s_ += w_.jobs[j].submit.seconds();
       queued_since_s_[j] = t;
-    } else if (e.kind == EventKind::kPreempt) {
+    } else if (e.kind == EventKind::kPreempt || e.kind == EventKind::kInterrupt) {
       queued_since_s_[j] = t;
     } else if (e.kind == EventKind::kReject) {
       ++rejected_;

@@ -76,6 +76,9 @@ Status ValidateRunSpec(const RunSpec& s) {
   if (s.horizon && s.horizon->us < 0) return bad("horizon: expected seconds >= 0");
   if (s.warmup.us < 0) return bad("warmup: expected seconds >= 0");
   if (s.restart_cost.us < 0) return bad("restart_cost: expected seconds >= 0");
+  if (s.checkpoint_interval && s.checkpoint_interval->us <= 0)
+    return bad("checkpoint_interval: expected seconds > 0");
+  if (s.pass_interval.us < 0) return bad("pass_interval: expected seconds >= 0");
   if (!(s.price_per_gpu_h >= 0 && std::isfinite(s.price_per_gpu_h)))
     return bad("price_per_gpu_h: expected a finite number >= 0");
   if (s.threads < 0) return bad("threads: expected >= 0");
@@ -276,6 +279,33 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   cfg.power_off_after = spec.power_off_after.value_or(kNever);
   cfg.wake_delay = spec.wake_delay;
   cfg.wait_detail = spec.wait_detail;
+  cfg.cluster_events = spec.cluster_events;
+  cfg.checkpoint_interval = spec.checkpoint_interval.value_or(kNever);
+  cfg.pass_interval = spec.pass_interval;
+  if (!spec.failures.classes.empty() && !s->workload.jobs.empty()) {
+    const std::vector<Job>& jobs = s->workload.jobs;
+    Micros longest{0};
+    for (const Job& j : jobs) longest = std::max(longest, j.runtime);
+    const Micros from = jobs.front().submit;
+    const Micros to = cfg.horizon != kNever ? cfg.horizon : jobs.back().submit + longest;
+    auto drawn = DrawFailures(spec.failures, s->cluster, from, to, spec.seed);
+    if (!drawn.ok()) return drawn.status();
+    int64_t downs = 0;
+    for (ClusterEvent& e : drawn.value()) {
+      downs += e.change == NodeChange::kDown;
+      cfg.cluster_events.push_back(std::move(e));
+    }
+    char span[160];
+    std::snprintf(span, sizeof span, "%lld failures drawn from %s over %.0f..%.0f s (seed %llu)",
+                  static_cast<long long>(downs),
+                  spec.failures.source.empty() ? "the failure model" : spec.failures.source.c_str(),
+                  from.seconds(), to.seconds(), static_cast<unsigned long long>(spec.seed));
+    s->notes.push_back(span);
+  }
+  if (!cfg.cluster_events.empty() && spec.checkpoint_interval)
+    s->notes.push_back("checkpoint every " +
+                       std::to_string(static_cast<int64_t>(spec.checkpoint_interval->seconds())) +
+                       " s");
   cfg.input_digest = in.digest;
   cfg.workload_source = in.workload.source;
   return std::unique_ptr<PreparedRun>(new PreparedRun(std::move(s)));

@@ -82,6 +82,64 @@ std::vector<int64_t> PeakGpusInUse(const Workload& w, Micros window) {
   return peaks;
 }
 
+Micros PeakWindowStart(const Workload& w, Micros window) {
+  const std::vector<std::pair<Micros, int64_t>> ch = RecordedChanges(w);
+  if (ch.empty() || window.us <= 0) return Micros(0);
+  return Micros(ch.front().first.us / window.us * window.us);
+}
+
+std::vector<ClusterEvent> InferredEvents(const std::vector<int64_t>& peaks, Micros window,
+                                         Micros start, const std::vector<StartGap>& gaps,
+                                         const std::string& group, int64_t base,
+                                         int32_t gpus_per_node, int64_t* total_nodes) {
+  std::vector<ClusterEvent> out;
+  // Nodes per window, and the most any window needs.
+  std::vector<int64_t> need(peaks.size(), base);
+  int64_t total = base;
+  for (size_t k = 0; k < peaks.size() && gpus_per_node > 0; ++k) {
+    need[k] = std::max<int64_t>(base, (peaks[k] + gpus_per_node - 1) / gpus_per_node);
+    total = std::max(total, need[k]);
+  }
+  *total_nodes = total;
+  auto names = [&](int64_t from, int64_t to) {  // nodes [from, to) of the group
+    std::vector<std::string> v;
+    for (int64_t n = from; n < to; ++n) v.push_back(group + "-" + std::to_string(n));
+    return v;
+  };
+  auto event = [&](Micros at, NodeChange c, std::vector<std::string> nodes, bool kill,
+                   std::string where) {
+    ClusterEvent e;
+    e.at = at;
+    e.change = c;
+    e.nodes = std::move(nodes);
+    e.cause = c == NodeChange::kDown ? DownCause::kAbsent : DownCause::kFailure;
+    e.kill = kill;
+    e.where = std::move(where);
+    out.push_back(std::move(e));
+  };
+  // Capacity: absent at first, then the window's nodes are present.
+  if (total > base)
+    event(kBeforeEverything, NodeChange::kDown, names(base, total), true,
+          "inferred: capacity above " + std::to_string(base) + " nodes");
+  int64_t present = base;
+  for (size_t k = 0; k < need.size(); ++k) {
+    const Micros at = start + Micros(window.us * static_cast<int64_t>(k));
+    const std::string where = "inferred: capacity window " + std::to_string(k);
+    if (need[k] > present) event(at, NodeChange::kUp, names(present, need[k]), true, where);
+    if (need[k] < present) event(at, NodeChange::kDown, names(need[k], present), false, where);
+    present = need[k];
+  }
+  // Outages: no new start through each gap.
+  for (const StartGap& g : gaps) {
+    const std::string where = "inferred: outage from " + DayClock(g.from.seconds());
+    event(g.from + Seconds(1), NodeChange::kDrain, {group}, true, where);
+    event(g.to, NodeChange::kResume, {group}, true, where);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ClusterEvent& a, const ClusterEvent& b) { return a.at < b.at; });
+  return out;
+}
+
 std::string FormatStartGaps(const std::vector<StartGap>& gaps, size_t max) {
   std::string out;
   for (size_t i = 0; i < gaps.size() && i < max; ++i) {

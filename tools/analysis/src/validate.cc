@@ -172,7 +172,7 @@ std::string FormatFidelity(const std::vector<std::string>& labels,
 
 Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& reg,
                                         const std::string& policy, const std::vector<int>& sizes_in,
-                                        const RunSpec& spec) {
+                                        const RunSpec& spec, const ValidateInference* infer) {
   SizedValidation v;
   for (const auto& j : in.workload.jobs) v.with_start += j.recorded_start.has_value();
   if (v.with_start == 0)
@@ -180,7 +180,7 @@ Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& 
         StatusCode::kInvalidArgument,
         "--trace: " + in.workload.source + ": no job has a recorded start to compare with");
   std::vector<int> sizes = sizes_in;
-  if (!sizes.empty() && in.cluster.groups.size() != 1)
+  if ((!sizes.empty() || infer) && in.cluster.groups.size() != 1)
     return Status::Error(StatusCode::kInvalidArgument,
                          "--nodes-list: the cluster has " +
                              std::to_string(in.cluster.groups.size()) +
@@ -191,14 +191,45 @@ Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& 
     if (sizes[i] > 0) clusters[i].groups[0].count = sizes[i];
   RunSpec one = spec;
   one.threads = 1;
+  std::vector<RunSpec> specs(sizes.size(), one);
+  std::vector<int64_t> base(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) base[i] = clusters[i].total_nodes();
+  if (infer) {
+    const std::vector<int64_t> peaks = PeakGpusInUse(in.workload, infer->window);
+    const Micros start = PeakWindowStart(in.workload, infer->window);
+    const std::vector<StartGap> gaps = FindStartGaps(in.workload, infer->outage_gap);
+    const double floor_s = infer->latency ? LatencyFloorSeconds(in.workload) : 0;
+    NodeGroup& g0 = clusters[0].groups[0];
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      NodeGroup& g = clusters[i].groups[0];
+      int64_t total = g.count;
+      std::vector<ClusterEvent> ev =
+          InferredEvents(peaks, infer->window, start, gaps, g.name, g.count, g.gpus, &total);
+      g.count = static_cast<int32_t>(total);
+      for (ClusterEvent& e : ev) specs[i].cluster_events.push_back(std::move(e));
+      specs[i].pass_interval = Micros(std::llround(floor_s * kMicrosPerSecond));
+    }
+    int64_t most = 0;
+    for (int64_t p : peaks) most = std::max(most, p);
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "%zu windows of %.3g h, peak GPUs in use up to %lld (%lld nodes of %d GPUs); %zu "
+                  "outages of "
+                  ">= %.3g h (every node drained); scheduling cycle %.3g s",
+                  peaks.size(), infer->window.seconds() / 3600, static_cast<long long>(most),
+                  static_cast<long long>(g0.gpus > 0 ? (most + g0.gpus - 1) / g0.gpus : 0), g0.gpus,
+                  gaps.size(), infer->outage_gap.seconds() / 3600, floor_s);
+    v.inferred = line;
+  }
   std::vector<Result<std::vector<RunResult>>> results(sizes.size(), Status::Error("not run"));
   // One thread per cluster size, each running its size single-threaded.
-  ParallelFor(sizes.size(), sizes.size(),
-              [&](size_t i) { results[i] = RunPoliciesOn(in, clusters[i], reg, {policy}, one); });
+  ParallelFor(sizes.size(), sizes.size(), [&](size_t i) {
+    results[i] = RunPoliciesOn(in, clusters[i], reg, {policy}, specs[i]);
+  });
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (!results[i].ok()) return results[i].status();
     RunResult r = std::move(results[i]).value().front();
-    v.labels.push_back(std::to_string(clusters[i].total_nodes()) + " nodes");
+    v.labels.push_back(std::to_string(base[i]) + " nodes");
     r.meta.label = policy + " @ " + v.labels.back();
     v.fidelity.push_back(CompareWaits(in.workload, r));
     v.runs.push_back(std::move(r));

@@ -103,6 +103,13 @@ py::dict SummaryDict(const Summary& s) {
   d["wakeups"] = s.wakeups;
   for (size_t c = 0; c < kWaitCauses; ++c)
     d[py::str("wait_" + WaitCauseColumn(static_cast<WaitCause>(c)) + "_h")] = s.wait_cause_h[c];
+  d["down_absent_gpu_h"] = s.down_absent_gpu_h;
+  d["down_maintenance_gpu_h"] = s.down_maintenance_gpu_h;
+  d["down_failure_gpu_h"] = s.down_failure_gpu_h;
+  d["interruptions"] = s.interruptions;
+  d["lost_gpu_h"] = s.lost_gpu_h;
+  d["ettr_mean"] = s.ettr_mean;
+  d["ettr_p5"] = s.ettr_p5;
   return d;
 }
 
@@ -164,6 +171,9 @@ py::dict JobColumns(const std::vector<JobRecord>& jobs) {
   for (size_t c = 0; c < kWaitCauses; ++c)
     d[py::str("wait_" + WaitCauseColumn(static_cast<WaitCause>(c)) + "_s")] =
         Column<double>(n, [&](size_t i) { return J[i].wait_cause_s[c]; });
+  d["interruptions"] = Column<int64_t>(n, [&](size_t i) { return J[i].interruptions; });
+  d["lost_gpu_s"] = Column<double>(n, [&](size_t i) { return J[i].lost_gpu_s; });
+  d["ettr"] = Column<double>(n, [&](size_t i) { return J[i].ettr < 0 ? kNaN : J[i].ettr; });
   return d;
 }
 
@@ -185,6 +195,7 @@ py::dict SampleColumns(const std::vector<Sample>& samples) {
         Column<double>(n, [&](size_t i) { return S[i].gpus_idle[c]; });
   d["frag_gpu_milli"] = Column<double>(n, [&](size_t i) { return S[i].frag_gpu_milli; });
   d["power_w"] = Column<double>(n, [&](size_t i) { return S[i].power_w; });
+  d["gpus_down"] = Column<int64_t>(n, [&](size_t i) { return S[i].gpus_down; });
   return d;
 }
 

@@ -141,6 +141,10 @@ Status ParseJobRow(const std::vector<Cell>& row, JobRecord* j) {
   j->energy_kwh = r.Real();
   j->idle_energy_kwh = r.Real();
   for (double& v : j->wait_cause_s) v = r.Real();
+  j->interruptions = static_cast<int32_t>(r.Int());
+  j->lost_gpu_s = r.Real();
+  j->ettr = r.Real();  // NULL (NaN) when the job never started
+  if (std::isnan(j->ettr)) j->ettr = -1;
   if (!r.status().ok()) return r.status();
   for (JobOutcome o : {JobOutcome::kFinished, JobOutcome::kRejected, JobOutcome::kUnfinished,
                        JobOutcome::kKilled}) {
@@ -166,6 +170,7 @@ Status ParseSampleRow(const std::vector<Cell>& row, Sample* s) {
   for (double& v : s->gpus_idle) v = r.Real();
   s->frag_gpu_milli = r.Real();
   s->power_w = r.Real();
+  s->gpus_down = r.Int();
   return r.status();
 }
 

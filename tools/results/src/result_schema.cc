@@ -118,6 +118,13 @@ const std::vector<SummaryField>& SummaryFields() {
           Real("off_gpu_h", &Summary::off_gpu_h), Count("wakeups", &Summary::wakeups)})
       f.push_back(x);
     AddWaitHours(&f, std::make_index_sequence<kWaitCauses>());
+    for (SummaryField x :
+         {Real("down_absent_gpu_h", &Summary::down_absent_gpu_h),
+          Real("down_maintenance_gpu_h", &Summary::down_maintenance_gpu_h),
+          Real("down_failure_gpu_h", &Summary::down_failure_gpu_h),
+          Count("interruptions", &Summary::interruptions), Real("lost_gpu_h", &Summary::lost_gpu_h),
+          Real("ettr_mean", &Summary::ettr_mean), Real("ettr_p5", &Summary::ettr_p5)})
+      f.push_back(x);
     return f;
   }();
   return kFields;
@@ -177,6 +184,9 @@ const Table& JobsTable() {
     t.columns.push_back({"energy_kwh", T::kReal});
     t.columns.push_back({"idle_energy_kwh", T::kReal});
     for (size_t c = 0; c < kWaitCauses; ++c) t.columns.push_back({WaitColumn(c), T::kReal});
+    t.columns.push_back({"interruptions", T::kInteger});
+    t.columns.push_back({"lost_gpu_s", T::kReal});
+    t.columns.push_back({"ettr", T::kReal});
     return t;
   }();
   return kTable;
@@ -201,6 +211,7 @@ const Table& SamplesTable() {
           {std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpus", T::kReal});
     t.columns.push_back({"frag_gpu_milli", T::kReal});
     t.columns.push_back({"power_w", T::kReal});
+    t.columns.push_back({"gpus_down", T::kInteger});
     return t;
   }();
   return kTable;
@@ -292,6 +303,9 @@ void JobRow(int64_t run_id, const JobRecord& j, std::vector<Cell>* row) {
   row->push_back(Cell::Real(j.energy_kwh));
   row->push_back(Cell::Real(j.idle_energy_kwh));
   for (double v : j.wait_cause_s) row->push_back(Cell::Real(v));
+  row->push_back(Cell::Int(j.interruptions));
+  row->push_back(Cell::Real(j.lost_gpu_s));
+  row->push_back(j.ettr < 0 ? Cell::Null() : Cell::Real(j.ettr));
 }
 
 void SampleRow(int64_t run_id, const Sample& s, std::vector<Cell>* row) {
@@ -308,6 +322,7 @@ void SampleRow(int64_t run_id, const Sample& s, std::vector<Cell>* row) {
   for (double v : s.gpus_idle) row->push_back(Cell::Real(v));
   row->push_back(Cell::Real(s.frag_gpu_milli));  // NaN is written as NULL
   row->push_back(Cell::Real(s.power_w));
+  row->push_back(Cell::Int(s.gpus_down));
 }
 
 }  // namespace utilsim::results

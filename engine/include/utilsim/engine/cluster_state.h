@@ -93,8 +93,10 @@ class ClusterState {
   bool CanHost(NodeIndex n, const TaskDemand& d, ModelMask mask) const {
     return HostsResources(n, d, mask) && PowerFits(n, d);
   }
-  // CanHost without the power budget (what the resources alone allow).
-  bool HostsResources(NodeIndex n, const TaskDemand& d, ModelMask mask) const;
+  // CanHost without the power budget (what the resources alone allow); with
+  // even_cordoned, what a cordoned node's free resources would allow.
+  bool HostsResources(NodeIndex n, const TaskDemand& d, ModelMask mask,
+                      bool even_cordoned = false) const;
 
   // Power budget (docs/energy.md, "Power budget"): an optional limit on the
   // power that allocated GPUs may add to the cluster's idle draw, for the

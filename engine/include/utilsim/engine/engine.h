@@ -28,16 +28,19 @@ struct SimConfig;
 
 // What happened, as an observer sees it.
 enum class EventKind : uint8_t {
-  kArrival,  // a job was submitted and queued
-  kReject,   // a job was submitted that the cluster can never run
-  kStart,    // a job started (again, after a preemption)
-  kFinish,   // a job ended with its work done
-  kKill,     // a job ended at its walltime limit with work left
-  kPreempt,  // a running job was preempted and queued again
-  kPass,     // a scheduling pass (job is 0)
-  kSample,   // the cluster was sampled (job is 0)
+  kArrival,    // a job was submitted and queued
+  kReject,     // a job was submitted that the cluster can never run
+  kStart,      // a job started (again, after a preemption)
+  kFinish,     // a job ended with its work done
+  kKill,       // a job ended at its walltime limit with work left
+  kPreempt,    // a running job was preempted and queued again
+  kPass,       // a scheduling pass (job is 0)
+  kSample,     // the cluster was sampled (job is 0)
+  kInterrupt,  // a node of a running job went down (cluster events): the job
+               // was stopped and queued again
 };
-// "arrival", "reject", "start", "finish", "kill", "preempt", "pass", "sample".
+// "arrival", "reject", "start", "finish", "kill", "preempt", "pass", "sample",
+// "interrupt".
 const char* EventKindName(EventKind k);
 
 struct EngineEvent {

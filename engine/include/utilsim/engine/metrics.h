@@ -53,7 +53,18 @@ struct JobRecord {
   int64_t gpu_milli = 0;    // total GPU share held while running, milli-GPU
   std::string placement;    // "node:gpu,gpu;node:gpu" (one ';'-separated entry per task), last run
   int32_t preemptions = 0;  // times the job was preempted
-  double alloc_gpu_s = 0;   // GPU-seconds allocated (held), over the run intervals
+  // Cluster events (cluster_events.h): times a node the job ran on went down
+  // under it (it was killed and queued again); GPU-seconds lost to those
+  // kills and to preemptions (the GPUs held for the work that was redone
+  // after its last checkpoint, plus the restart cost), at the rate the job
+  // ran when stopped; effective training time ratio: (held time - lost
+  // time) / (end - first start), the share of its time in the system since
+  // it first started that made progress (1 without kills or preemptions; -1
+  // when it never started; for an unfinished job up to the end of the run).
+  int32_t interruptions = 0;
+  double lost_gpu_s = 0;
+  double ettr = -1;
+  double alloc_gpu_s = 0;  // GPU-seconds allocated (held), over the run intervals
   // GPU-seconds busy: the integral over the run intervals of the GPU share
   // held x the progress model's busy fraction (what the samples show);
   // never more than alloc_gpu_s (an invariant of every run).
@@ -94,6 +105,9 @@ struct Sample {
   // IT power now (power.h): every GPU at its state's power plus the powered
   // nodes' non-GPU power, watts (before PUE).
   double power_w = 0;
+  // GPUs of nodes down now (cluster events: absent, maintenance, failure);
+  // they are not capacity (gpus_free_whole excludes them).
+  int64_t gpus_down = 0;
 };
 
 struct Summary {
@@ -142,6 +156,18 @@ struct Summary {
   // capacity switched off inside the window, and wake-ups over the run.
   double off_gpu_h = 0;
   int64_t wakeups = 0;
+  // Clusters that change (cluster_events.h): GPU-hours of capacity down
+  // inside the window, by cause (absent: before a node was added or after it
+  // was removed; maintenance; failure). The percentages refer to the GPU time
+  // that was not down: capacity x window - these.
+  double down_absent_gpu_h = 0, down_maintenance_gpu_h = 0, down_failure_gpu_h = 0;
+  // Over the run (like the waits, not clipped to the window): jobs killed by
+  // a node going down, the GPU-hours of work they lost (JobRecord::
+  // lost_gpu_s, preemptions included), and the effective training time ratio
+  // of the finished jobs (mean and 5th percentile; 1 without interruptions).
+  int64_t interruptions = 0;
+  double lost_gpu_h = 0;
+  double ettr_mean = 1, ettr_p5 = 1;
   // Wait: submit to first start, over the jobs that started.
   double wait_mean_s = 0, wait_p50_s = 0, wait_p95_s = 0, wait_p99_s = 0, wait_max_s = 0;
   // Queued: total time queued (JobRecord::queued_s), over the same jobs; equal
@@ -192,7 +218,8 @@ struct WindowTotals {
   double energy_busy_j = 0;  // energy, joules (Summary's kWh figures)
   std::array<double, static_cast<size_t>(IdleCause::kCount)> energy_idle_j{};
   double energy_free_j = 0, energy_stranded_j = 0, energy_node_j = 0;
-  double off_gpu_s = 0;  // GPU-seconds of powered-off nodes
+  double off_gpu_s = 0;                // GPU-seconds of powered-off nodes
+  std::array<double, 3> down_gpu_s{};  // GPU-seconds of down nodes, by DownCause
 };
 
 // Summary figures: GPU-hours and percentages from `totals` over

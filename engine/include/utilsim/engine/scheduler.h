@@ -92,6 +92,13 @@ class Scheduler {
   virtual void OnArrival(JobIndex j, Micros now) = 0;
   // Job j finished and released its resources.
   virtual void OnFinish(JobIndex j, Micros now) = 0;
+  // Running job j was stopped by the cluster (a node it ran on went down,
+  // cluster_events.h), released its resources and is queued again; the
+  // scheduler must queue it. Default: OnFinish then OnArrival.
+  virtual void OnKilled(JobIndex j, Micros now) {
+    OnFinish(j, now);
+    OnArrival(j, now);
+  }
   // One scheduling pass at ctx.now(). Returns a non-OK status only when a
   // Start failed (the engine then stops the run).
   virtual Status Pass(PassContext& ctx) = 0;

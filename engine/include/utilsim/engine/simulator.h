@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "utilsim/engine/cluster_events.h"
 #include "utilsim/engine/cluster_spec.h"
 #include "utilsim/engine/engine.h"
 #include "utilsim/engine/job.h"
@@ -60,6 +61,20 @@ struct SimConfig {
   // Work a preempted job loses (checkpoint interval + restart), in recorded
   // time: on preemption its progress goes back by this much (not below 0).
   Micros restart_cost{0};
+  // Clusters that change (cluster_events.h, docs/cluster-events.md): node
+  // downs, ups, drains, additions and removals, applied in time order (events
+  // at or before the first submission set the initial state). Empty = a
+  // constant cluster.
+  std::vector<ClusterEvent> cluster_events;
+  // Checkpoints of jobs a cluster event kills: such a job keeps its work up
+  // to the last multiple of this interval (recorded time) and then loses
+  // restart_cost more; kNever = no checkpoints, it restarts from the start.
+  Micros checkpoint_interval = kNever;
+  // Scheduling cycle (Slurm's sched_interval, a scheduler's loop period):
+  // passes happen only at multiples of this on the workload's clock, so a
+  // job waits for the next cycle; 0 = a pass at once after every arrival,
+  // finish or change (the default).
+  Micros pass_interval{0};
   // Share of a gang's recorded runtime spent communicating, for the default
   // progress model (WholeGpuProgress): 0..1.
   double comm_fraction = WholeGpuProgress::kDefaultCommFraction;

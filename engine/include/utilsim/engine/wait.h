@@ -32,6 +32,7 @@ enum class WaitCause : uint8_t {
   kPreemption,     // queued again after a preemption (the whole re-queued interval)
   kPowerOn,        // it fits only on nodes that are powered off or still waking up
   kPowerBudget,    // the resources are there, the power budget (cluster or rack) is not
+  kNodesDown,      // it fits only on nodes that are down, drained or absent (cluster events)
   kCount,
   // Only in a report (PassContext::Waiting): "it did not fit; classify" —
   // the engine picks one of the first five (ClassifyUnplaced) at the end of
@@ -41,7 +42,7 @@ enum class WaitCause : uint8_t {
 inline constexpr size_t kWaitCauses = static_cast<size_t>(WaitCause::kCount);
 // "capacity", "gpu-model", "fragmentation", "co-resource", "placement",
 // "mig-layout", "reservation", "queue-order", "recorded-start", "preemption",
-// "power-on".
+// "power-on", "power-budget", "nodes-down".
 const char* WaitCauseName(WaitCause c);
 // The inverse of WaitCauseName; false for an unknown name.
 bool ParseWaitCause(const std::string& name, WaitCause* out);

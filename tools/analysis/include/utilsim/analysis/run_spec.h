@@ -107,7 +107,18 @@ struct RunSpec {
   double power_budget_w = 0;
   double rack_power_budget_w = 0;
   bool wait_detail = false;  // SimConfig::wait_detail
-  int threads = 0;           // RunPolicies: parallel runs (0 = one per core)
+  // Clusters that change (engine cluster_events.h, docs/cluster-events.md):
+  // node events on the workload's clock (SimConfig::cluster_events), and
+  // failures drawn from `failures` with `seed` (DrawFailures) from the first
+  // submission to the horizon (without one: to the last submission + the
+  // longest recorded runtime; the result's notes say the span). Jobs a node
+  // going down kills keep the work of their last checkpoint
+  // (SimConfig::checkpoint_interval; none = restart from the start).
+  std::vector<ClusterEvent> cluster_events;
+  FailureModel failures;
+  std::optional<Micros> checkpoint_interval;
+  Micros pass_interval{0};  // SimConfig::pass_interval, >= 0
+  int threads = 0;          // RunPolicies: parallel runs (0 = one per core)
   // Hooks (C++ only). `progress`: each run reports its events and simulated
   // time to this board (not owned; null = none). `observer`: called for
   // every event of every run, after the progress observer, from the run's

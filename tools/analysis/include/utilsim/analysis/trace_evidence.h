@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "utilsim/engine/cluster_events.h"
 #include "utilsim/engine/job.h"
 #include "utilsim/engine/time.h"
 
@@ -46,6 +47,29 @@ std::vector<StartGap> FindStartGaps(const Workload& w, Micros min_gap);
 // last end; a lower bound on the capacity in service then. Empty when no job
 // has a recorded start.
 std::vector<int64_t> PeakGpusInUse(const Workload& w, Micros window);
+
+// The window the first entry of PeakGpusInUse(w, window) covers starts
+// here (windows are aligned to multiples of `window` on the trace's clock);
+// 0 when no job has a recorded start.
+Micros PeakWindowStart(const Workload& w, Micros window);
+
+// The record's evidence as the cluster events of a replay (`validate
+// --infer`, docs/validation.md, "Replaying the evidence"), for a cluster of
+// one node group `group` of `base` nodes of `gpus_per_node` GPUs:
+//  - capacity: in each window of `peaks` (PeakGpusInUse, from `start`), the
+//    group has max(base, ceil(peak / gpus_per_node)) nodes: the nodes above
+//    `base` are absent (DownCause::kAbsent) outside the windows that need
+//    them, and leave with running: wait (their jobs finish first);
+//  - outages: every node drained through each gap of `gaps` (FindStartGaps),
+//    from 1 s after its `from` (the start recorded at `from` still happens) to
+//    its `to`; the jobs running through it go on.
+// *total_nodes: the group's size the events need (base, or the largest
+// window's nodes). Events carry where = "inferred: capacity week k" or
+// "inferred: outage from <day clock>".
+std::vector<ClusterEvent> InferredEvents(const std::vector<int64_t>& peaks, Micros window,
+                                         Micros start, const std::vector<StartGap>& gaps,
+                                         const std::string& group, int64_t base,
+                                         int32_t gpus_per_node, int64_t* total_nodes);
 
 // The first `max` gaps, a line each: "  10.8 h from 12d 04:10:00 to
 // 12d 15:00:00, 491 jobs waiting, 20 GPUs running through it" (times since

@@ -49,15 +49,32 @@ std::string FormatFidelity(const std::vector<std::string>& labels,
 // ignored; spec.progress gets one slot per size), each compared with the
 // recorded starts. Errors: no job has a recorded start, sizes for a cluster
 // of several node groups, a run error.
+// What `validate --infer` replays from the record (trace_evidence.h,
+// docs/validation.md): the capacity in service per window, the outages, the
+// scheduling cycle.
+struct ValidateInference {
+  Micros window = Seconds(86400);         // capacity steps (PeakGpusInUse)
+  Micros outage_gap = Seconds(6 * 3600);  // FindStartGaps
+  // Pass interval = the latency floor (LatencyFloorSeconds: twice the 10th
+  // percentile of the recorded waits), so the cycle adds waits of 0 to the
+  // floor, mean its half: the 10th percentile.
+  bool latency = true;
+};
+
 struct SizedValidation {
   int64_t with_start = 0;           // jobs with a recorded start
   std::vector<std::string> labels;  // "N nodes", in the order of sizes
   std::vector<WaitFidelity> fidelity;
   std::vector<RunResult> runs;  // labelled "POLICY @ N nodes"
   size_t best = 0;              // the size of lowest wait MAE
+  std::string inferred;         // with inference: what was inferred, one line
 };
+// With `infer`, each size's cluster follows the record's evidence
+// (InferredEvents over the size as base; a single node group only) and
+// passes run at the latency floor's cycle; labels stay the base sizes.
 Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& reg,
                                         const std::string& policy, const std::vector<int>& sizes,
-                                        const RunSpec& spec);
+                                        const RunSpec& spec,
+                                        const ValidateInference* infer = nullptr);
 
 }  // namespace utilsim

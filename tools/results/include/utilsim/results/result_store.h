@@ -16,7 +16,7 @@
 namespace utilsim {
 
 // Version of the database layout; ReadResults accepts only this version.
-inline constexpr int kResultsSchemaVersion = 6;
+inline constexpr int kResultsSchemaVersion = 7;
 
 // The column-name form of a wait cause ("co-resource" -> "co_resource"), as
 // in jobs.wait_<cause>_s and runs.wait_<cause>_h (docs/results.md).
