@@ -128,6 +128,33 @@ TEST(DiagnoseDemo, AnswersEqualTheRunsOwnTables) {
   EXPECT_TRUE(Has(again, "\"verdict\": \"yes\"")) << again;
 }
 
+// Capacity lost to a failure as a cause of long queues (docs/diagnose.md):
+// the run of cli_test.cc's EventsKillRequeueAndReport, gpu-1 down 20..50 s.
+// b waits 30 s and c waits 80 s, d 100 s: 210 queued job-seconds, of which b's
+// 30 s on nodes-down (14 %); in the arrivals window 0..40 s, 80 of 8 x 40 GPU-s
+// were down (25 %); ETTR a, c, d 1, b 50 / 90: mean 0.889.
+TEST(DiagnoseEvents, LostCapacityIsNamedAsACauseOfTheQueues) {
+  const std::string dir = testutil::TempDir();
+  testutil::WriteFile(dir + "/ev.yaml",
+                      "events:\n  - {kind: down, at: 20, nodes: [gpu-1], until: 50}\n");
+  std::string out;
+  ASSERT_EQ(testutil::RunCli("diagnose --trace " + testutil::Fixture("cli/jobs.csv") +
+                                 " --cluster " + testutil::Fixture("cli/cluster.yaml") +
+                                 " --policy best-fit --events " + dir + "/ev.yaml",
+                             &out),
+            0)
+      << out;
+  EXPECT_TRUE(Has(out,
+                  "Capacity that changed (docs/cluster-events.md): 0.0 GPU-h down (25.0 % of "
+                  "the installed GPU time; absent 0.0, maintenance 0.0, failure 0.0); 1 "
+                  "interruptions lost 0.0 GPU-h of work; finished jobs' mean ETTR 0.889."))
+      << out;
+  EXPECT_TRUE(Has(out,
+                  "Jobs waited 0.0 h (14 % of queued job-hours) for nodes that were down: "
+                  "lost capacity IS a cause of the queues."))
+      << out;
+}
+
 TEST(DiagnoseMeasured, FixtureWithMeasuredUtilizationAndStalls) {
   const std::string dir = testutil::TempDir(), db = dir + "/m.db";
   std::string out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "testutil/testutil.h"
+#include "utilsim/results/result_store.h"
 
 namespace utilsim {
 namespace {
@@ -91,10 +92,39 @@ TEST(Validate, AaicReplayingTheEvidence) {
       << out;
   EXPECT_NE(out.find("rank corr. > floor     0.785 (5033 jobs)"), std::string::npos) << out;
   EXPECT_NE(out.find("daily mean wait corr.       0.613 (73 d)"), std::string::npos) << out;
-  ASSERT_EQ(testutil::RunCli("validate --trace " + q1 + " --nodes-list 30 --infer", &out), 0)
+  const std::string dir = testutil::TempDir();
+  ASSERT_EQ(testutil::RunCli("validate --trace " + q1 + " --nodes-list 30 --infer --out " + dir +
+                                 "/v.db --events-out " + dir + "/ev.yaml",
+                             &out),
+            0)
       << out;
   EXPECT_NE(out.find("rank corr. > floor     0.610 (14938 jobs)"), std::string::npos) << out;
   EXPECT_NE(out.find("daily mean wait corr.        0.841 (85 d)"), std::string::npos) << out;
+  // The written events are the run's cluster events: `run --events` on the
+  // grown cluster with the cycle starts every job when the replay did.
+  const std::string ev = testutil::ReadFile(dir + "/ev.yaml");
+  EXPECT_NE(ev.find("grown from 30 to 59 nodes of 8 GPUs: run with --nodes 59"), std::string::npos)
+      << ev;
+  ASSERT_EQ(testutil::RunCli("run --trace " + q1 + " --nodes 59 --events " + dir +
+                                 "/ev.yaml --pass-interval 8 --policy easy-backfill+first-fit "
+                                 "--out " +
+                                 dir + "/r.db",
+                             &out),
+            0)
+      << out;
+  auto v = ReadResults(dir + "/v.db");
+  auto r = ReadResults(dir + "/r.db");
+  ASSERT_TRUE(v.ok() && r.ok());
+  const auto& a = v.value()[0].jobs;
+  const auto& b = r.value()[0].jobs;
+  ASSERT_EQ(a.size(), b.size());
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += a[i].start != b[i].start;
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(v.value()[0].summary.down_absent_gpu_h, r.value()[0].summary.down_absent_gpu_h);
+  // --events-out needs --infer and one size: a usage error.
+  EXPECT_EQ(testutil::RunCli("validate --trace " + q1 + " --events-out " + dir + "/x.yaml", &out),
+            2);
 }
 
 }  // namespace

@@ -182,8 +182,9 @@ TEST(ClusterEventsYaml, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(Error("events:\n  - {kind: down, at: 5, nodes: [a], for: 0h}\n"),
             "ev.yaml:2: key 'events[0].for': expected a duration > 0 (seconds, or a number with "
             "s, m, h or d), got '0h'");
-  EXPECT_EQ(Error("events:\n  - {kind: down, at: 5, nodes: [a], cause: absent}\n"),
-            "ev.yaml:2: key 'events[0].cause': expected failure or maintenance, got 'absent'");
+  EXPECT_EQ(Error("events:\n  - {kind: down, at: 5, nodes: [a], cause: gone}\n"),
+            "ev.yaml:2: key 'events[0].cause': expected failure, maintenance or absent, got "
+            "'gone'");
   EXPECT_EQ(Error("events:\n  - {kind: crash, at: 5}\n"),
             "ev.yaml:2: key 'events[0].kind': expected down, up, drain, resume, maintenance, add, "
             "remove or outage, got 'crash'");
@@ -251,6 +252,48 @@ TEST(ClusterEventsYaml, FileNeedsEventsOrFailures) {
   EXPECT_EQ(Error("event: []\n"), "ev.yaml:1: unknown key 'event' (known: events, failures)");
   EXPECT_EQ(Error("events: [\n").substr(0, 20), "ev.yaml:2: YAML erro");
   EXPECT_TRUE(Parse("events: []\n").events.empty());
+}
+
+// Written events read back to the same events (validate --infer
+// --events-out): times exactly, causes, running, components; the initial
+// state at 0.
+TEST(ClusterEventsYaml, WrittenEventsReadBackTheSame) {
+  std::vector<ClusterEvent> ev(5);
+  ev[0].at = kBeforeEverything;
+  ev[0].change = NodeChange::kDown;
+  ev[0].cause = DownCause::kAbsent;
+  ev[0].nodes = {"g-3", "g-4"};
+  ev[1].at = Micros(86400000001);
+  ev[1].change = NodeChange::kUp;
+  ev[1].nodes = {"g-3"};
+  ev[2].at = Seconds(90000);
+  ev[2].change = NodeChange::kDown;
+  ev[2].cause = DownCause::kMaintenance;
+  ev[2].kill = false;
+  ev[2].nodes = {"g-4"};
+  ev[3].at = Seconds(100000);
+  ev[3].change = NodeChange::kDrain;
+  ev[3].nodes = {"g"};
+  ev[4].at = Micros(100000500000);
+  ev[4].change = NodeChange::kResume;
+  ev[4].nodes = {"g"};
+  ev.push_back(ev[2]);
+  ev.back().cause = DownCause::kFailure;
+  ev.back().kill = true;
+  ev.back().component = "gpu";
+  const std::string text = ClusterEventsYaml(ev, "inferred\nrun with --nodes 5");
+  EXPECT_EQ(text.substr(0, 45), "# inferred\n# run with --nodes 5\nevents:\n  - {");
+  const ClusterEventsFile f = Parse(text);
+  ASSERT_EQ(f.events.size(), ev.size());
+  for (size_t i = 0; i < ev.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(f.events[i].at, i == 0 ? Micros(0) : ev[i].at);
+    EXPECT_EQ(f.events[i].change, ev[i].change);
+    EXPECT_EQ(f.events[i].cause, ev[i].cause);
+    EXPECT_EQ(f.events[i].kill, ev[i].kill);
+    EXPECT_EQ(f.events[i].nodes, ev[i].nodes);
+    EXPECT_EQ(f.events[i].component, ev[i].component);
+  }
 }
 
 TEST(ClusterEventsYaml, ReadNamesAMissingFile) {

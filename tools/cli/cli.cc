@@ -403,6 +403,7 @@ int RunMain(int argc, char** argv) {
   double outage_gap_h = 6;
   bool val_infer = false;
   double infer_window_h = 24;
+  std::string infer_events_out;
   val->add_option("--policy", val_policy, "Policy approximating the recorded scheduler")
       ->capture_default_str()
       ->group(kPolicyGroup);
@@ -432,6 +433,10 @@ int RunMain(int argc, char** argv) {
       ->capture_default_str()
       ->check(checks::Above(0, "hours"))
       ->group(kClusterGroup);
+  val->add_option("--events-out", infer_events_out,
+                  "With --infer and one size: write the inferred events as an events file for "
+                  "`run --events` (docs/cluster-events.md)")
+      ->group(kOutputGroup);
   AddOutputOptions(val, o, "Results database of the runs, one per size (docs/results.md)",
                    /*csv=*/false);
 
@@ -600,6 +605,8 @@ int RunMain(int argc, char** argv) {
       usage = Status::Error("--baseline: '" + o.baseline + "' is not one of --policies");
   } else if (*val) {
     usage = CheckPolicyList({val_policy}, "--policy", reg);
+    if (usage.ok() && !infer_events_out.empty() && (!val_infer || nodes_list.size() > 1))
+      usage = Status::Error("--events-out: needs --infer and at most one size in --nodes-list");
   } else if (*fgd) {
     fgd_opt.policies = SplitList(fgd_policies);
     usage = CheckPolicyList(fgd_opt.policies, "--policies", reg, /*placements=*/true);
@@ -676,7 +683,8 @@ int RunMain(int argc, char** argv) {
     auto spec = ToRunSpec(o.run, o.input.seed);
     if (!spec.ok()) return Fail(spec.status().message(), RunFlagsExit(spec.status()));
     st = ValidateCommand(o.input, spec.value(), val_policy, nodes_list, outage_gap_h, val_infer,
-                         infer_window_h, o.out, {progress, ResolveMemoryLimit(o.max_memory)});
+                         infer_window_h, infer_events_out, o.out,
+                         {progress, ResolveMemoryLimit(o.max_memory)});
   } else if (*fgd) {
     st = FgdCommand(o, fgd_opt, fgd_cli, progress);
   } else if (*conv) {

@@ -14,15 +14,27 @@
 #include "utilsim/engine/time.h"
 #include "utilsim/io/output_path.h"
 #include "utilsim/results/result_store.h"
+#include "utilsim/traces/cluster_events_yaml.h"
+#include "utilsim/traces/text_writer.h"
 
 namespace utilsim::cli {
 
 Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
                        const std::vector<int>& nodes_list, double outage_gap_h, bool infer,
-                       double infer_window_h, const std::string& out, const CommandGuards& guards) {
+                       double infer_window_h, const std::string& events_out, const std::string& out,
+                       const CommandGuards& guards) {
   // Checked before the runs; WriteResults checks again before its rename.
   const OutputGuard guard{"--out", InputPaths(input), false, "a SQLite results database"};
   if (Status s = CheckOutput(out, guard); !s.ok()) return s;
+  const OutputGuard events_guard{"--events-out", InputPaths(input), false, "an events file"};
+  if (!events_out.empty()) {
+    if (!infer || nodes_list.size() > 1)
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "--events-out: needs --infer and at most one size in --nodes-list");
+    if (Status s = CheckOutput(events_out, events_guard); !s.ok()) return s;
+    if (Status s = CheckDistinctOutputs({{"--out", out}, {"--events-out", events_out}}); !s.ok())
+      return s;
+  }
   const int64_t sizes_n = std::max<int64_t>(1, static_cast<int64_t>(nodes_list.size()));
   const std::string runs_label = std::to_string(sizes_n) + (sizes_n == 1 ? " size" : " sizes");
   input.before_generate = GuardBeforeGenerate(guards.memory, sizes_n, runs_label);
@@ -63,6 +75,25 @@ Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::s
   std::cout << "Recorded peak GPUs in use per week (a lower bound on the capacity in service):";
   for (int64_t g : PeakGpusInUse(base.workload, Seconds(7 * 86400))) std::cout << " " << g;
   std::cout << "\n";
+  if (!events_out.empty() && !val.events.empty()) {
+    const NodeGroup& g = base.cluster.groups[0];
+    char header[400];
+    std::snprintf(header, sizeof header,
+                  "utilsim validate --infer: the record's evidence as cluster events "
+                  "(docs/validation.md)\ntrace: %s\nfor node group '%s' grown from %lld to %lld "
+                  "nodes of %d GPUs: run with --nodes %lld (or count: %lld in the cluster YAML)\n"
+                  "and the scheduling cycle --pass-interval %.6g",
+                  base.workload.source.c_str(), g.name.c_str(),
+                  static_cast<long long>(nodes_list.empty() ? g.count : nodes_list[0]),
+                  static_cast<long long>(val.total_nodes[0]), g.gpus,
+                  static_cast<long long>(val.total_nodes[0]),
+                  static_cast<long long>(val.total_nodes[0]), val.pass_interval.seconds());
+    if (Status s =
+            traces::WriteFileAtomically(events_out, ClusterEventsYaml(val.events[0], header));
+        !s.ok())
+      return s;
+    std::cout << "Inferred events written to " << events_out << "\n";
+  }
   if (!out.empty()) {
     if (Status s = WriteResults(runs, out, guard); !s.ok()) return s;
     std::cout << "Results written to " << out << "\n";

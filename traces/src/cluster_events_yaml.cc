@@ -11,6 +11,7 @@
 #include <set>
 
 #include "telemetry_common.h"
+#include "utilsim/traces/text_writer.h"
 
 namespace utilsim {
 namespace {
@@ -259,9 +260,12 @@ class Parser {
       first.cause = kind == "maintenance" ? DownCause::kMaintenance : DownCause::kFailure;
       if (const YAML::Node c = e["cause"]) {
         std::string v;
-        if (Status s = Choice(c, path + ".cause", {"failure", "maintenance"}, &v); !s.ok())
+        if (Status s = Choice(c, path + ".cause", {"failure", "maintenance", "absent"}, &v);
+            !s.ok())
           return s;
-        first.cause = v == "failure" ? DownCause::kFailure : DownCause::kMaintenance;
+        first.cause = v == "failure"       ? DownCause::kFailure
+                      : v == "maintenance" ? DownCause::kMaintenance
+                                           : DownCause::kAbsent;
       }
       last.change = NodeChange::kUp;
     } else if (kind == "drain") {
@@ -378,6 +382,39 @@ Result<ClusterEventsFile> ReadClusterEventsYaml(const std::string& path) {
     return Status::Error(text.status().code(), "cannot read " + path + ": " + why);
   }
   return ParseClusterEventsYaml(text.value(), path);
+}
+
+std::string ClusterEventsYaml(const std::vector<ClusterEvent>& events, const std::string& header) {
+  std::string out;
+  size_t from = 0;
+  while (from < header.size()) {
+    size_t nl = header.find('\n', from);
+    if (nl == std::string::npos) nl = header.size();
+    out += "# " + header.substr(from, nl - from) + "\n";
+    from = nl + 1;
+  }
+  out += "events:\n";
+  for (const ClusterEvent& e : events) {
+    static const char* const kKinds[] = {"down", "up", "drain", "resume"};
+    out += "  - {kind: ";
+    out += kKinds[static_cast<size_t>(e.change)];
+    out += ", at: ";
+    traces::AppendSeconds(&out, std::max(e.at, Micros(0)));
+    out += ", nodes: [";
+    for (size_t i = 0; i < e.nodes.size(); ++i) {
+      if (i) out += ", ";
+      out += "\"" + e.nodes[i] + "\"";
+    }
+    out += "]";
+    if (e.change == NodeChange::kDown) {
+      out += ", cause: ";
+      out += DownCauseName(e.cause);
+      out += e.kill ? ", running: kill" : ", running: wait";
+      if (!e.component.empty()) out += ", component: \"" + e.component + "\"";
+    }
+    out += "}\n";
+  }
+  return out;
 }
 
 }  // namespace utilsim

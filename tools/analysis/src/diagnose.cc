@@ -108,6 +108,22 @@ Diagnosis Diagnose(const RunResult& run, const DiagnoseThresholds& th, const Wor
   for (size_t c = 0; c < kWaitCauses; ++c)
     if (s.wait_cause_h[c] > 0)
       d.wait_causes_h.emplace_back(WaitCauseName(static_cast<WaitCause>(c)), s.wait_cause_h[c]);
+  d.down_absent_gpu_h = s.down_absent_gpu_h;
+  d.down_maintenance_gpu_h = s.down_maintenance_gpu_h;
+  d.down_failure_gpu_h = s.down_failure_gpu_h;
+  {
+    const double installed_h =
+        static_cast<double>(s.capacity_gpus) * (s.window_end - s.window_start).seconds() / 3600.0;
+    const double down = s.down_absent_gpu_h + s.down_maintenance_gpu_h + s.down_failure_gpu_h;
+    d.down_pct = installed_h > 0 ? 100 * down / installed_h : 0;
+    d.interruptions = s.interruptions;
+    d.lost_gpu_h = s.lost_gpu_h;
+    d.ettr_mean = s.ettr_mean;
+    double queued = 0;
+    for (double h : s.wait_cause_h) queued += h;
+    d.nodes_down_wait_h = s.wait_cause_h[static_cast<size_t>(WaitCause::kNodesDown)];
+    d.nodes_down_wait_pct = queued > 0 ? 100 * d.nodes_down_wait_h / queued : 0;
+  }
   std::stable_sort(d.wait_causes_h.begin(), d.wait_causes_h.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   const double cap = static_cast<double>(s.capacity_gpus);

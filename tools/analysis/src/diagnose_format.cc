@@ -81,6 +81,24 @@ std::string FormatDiagnosis(const std::vector<Diagnosis>& ds, const DiagnoseThre
              text::Fixed(d.wait_causes_h[k].second, 1) + " h (" +
              text::Fixed(100 * d.wait_causes_h[k].second / queued, 0) + " %)";
     out += "\n";
+    const double down = d.down_absent_gpu_h + d.down_maintenance_gpu_h + d.down_failure_gpu_h;
+    if (down > 0 || d.interruptions > 0) {
+      // Is capacity lost to failures and maintenance a cause of long queues?
+      // Yes when at least a tenth of the queued job-hours waited on it.
+      out += "\nCapacity that changed (docs/cluster-events.md): " + text::Fixed(down, 1) +
+             " GPU-h down (" + text::Fixed(d.down_pct, 1) +
+             " % of the installed GPU time; absent " + text::Fixed(d.down_absent_gpu_h, 1) +
+             ", maintenance " + text::Fixed(d.down_maintenance_gpu_h, 1) + ", failure " +
+             text::Fixed(d.down_failure_gpu_h, 1) + "); " + std::to_string(d.interruptions) +
+             " interruptions lost " + text::Fixed(d.lost_gpu_h, 1) +
+             " GPU-h of work; finished jobs' mean ETTR " + text::Fixed(d.ettr_mean, 3) +
+             ". Jobs waited " + text::Fixed(d.nodes_down_wait_h, 1) + " h (" +
+             text::Fixed(d.nodes_down_wait_pct, 0) +
+             " % of queued job-hours) for nodes that were down: " +
+             (d.nodes_down_wait_pct >= 10 ? "lost capacity IS a cause of the queues"
+                                          : "lost capacity is not a main cause of the queues") +
+             ".\n";
+    }
   }
   out += "\nThresholds: allocation >= " + text::Fixed(th.high_allocation_pct, 0) + " %; idle > " +
          text::Fixed(th.idle_share_pct, 0) +
@@ -133,6 +151,15 @@ std::string DiagnosisJson(const std::vector<Diagnosis>& ds, const DiagnoseThresh
     nlohmann::ordered_json waits = nlohmann::ordered_json::object();
     for (const auto& [c, h] : d.wait_causes_h) waits[c] = Num(h);
     j["wait_causes_h"] = waits;
+    j["cluster_changes"] = {{"down_absent_gpu_h", Num(d.down_absent_gpu_h)},
+                            {"down_maintenance_gpu_h", Num(d.down_maintenance_gpu_h)},
+                            {"down_failure_gpu_h", Num(d.down_failure_gpu_h)},
+                            {"down_pct", Num(d.down_pct)},
+                            {"interruptions", d.interruptions},
+                            {"lost_gpu_h", Num(d.lost_gpu_h)},
+                            {"ettr_mean", Num(d.ettr_mean)},
+                            {"nodes_down_wait_h", Num(d.nodes_down_wait_h)},
+                            {"nodes_down_wait_pct", Num(d.nodes_down_wait_pct)}};
     nlohmann::ordered_json cs = nlohmann::ordered_json::array();
     for (const auto& r : d.causes)
       cs.push_back({{"cause", r.cause},

@@ -206,9 +206,12 @@ Result<SizedValidation> ValidateAtSizes(const Inputs& in, const PolicyRegistry& 
       std::vector<ClusterEvent> ev =
           InferredEvents(peaks, infer->window, start, gaps, g.name, g.count, g.gpus, &total);
       g.count = static_cast<int32_t>(total);
+      v.total_nodes.push_back(total);
+      v.events.push_back(ev);
       for (ClusterEvent& e : ev) specs[i].cluster_events.push_back(std::move(e));
       specs[i].pass_interval = Micros(std::llround(floor_s * kMicrosPerSecond));
     }
+    v.pass_interval = Micros(std::llround(floor_s * kMicrosPerSecond));
     int64_t most = 0;
     for (int64_t p : peaks) most = std::max(most, p);
     char line[240];

@@ -29,7 +29,8 @@
 //
 // Each entry expands, in place and in file order, into primitive events
 // (ClusterEvent), each with where = "<file>:<line>" of its entry:
-//   down         kDown at `at` (cause failure unless `cause: maintenance`,
+//   down         kDown at `at` (cause failure unless `cause: maintenance` or
+//                `cause: absent`,
 //                `component` if given; `running: kill` (the default) kills the
 //                jobs on the nodes, `wait` lets them finish first), then a kUp
 //                at `until` or at + `for` when one is given; without either
@@ -82,5 +83,12 @@ Result<ClusterEventsFile> ParseClusterEventsYaml(const std::string& text,
                                                  const std::string& source_name);
 // Errors reading the file name it ("cannot read <path>: ...").
 Result<ClusterEventsFile> ReadClusterEventsYaml(const std::string& path);
+
+// Primitive events as an events file that parses back to the same events
+// (`validate --infer --events-out`): one `down`, `up`, `drain` or `resume`
+// entry each, in order, after the `# ` lines of `header`; an event at or
+// before time 0 (kBeforeEverything) is written at 0, where it sets the
+// initial state of any workload on a clock from 0.
+std::string ClusterEventsYaml(const std::vector<ClusterEvent>& events, const std::string& header);
 
 }  // namespace utilsim

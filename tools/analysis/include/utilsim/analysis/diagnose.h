@@ -86,6 +86,15 @@ struct Diagnosis {
   // Queued job-hours by primary cause (docs/explain.md), largest first; zero
   // causes left out.
   std::vector<std::pair<std::string, double>> wait_causes_h;
+  // Clusters that change (docs/cluster-events.md): GPU-h down in the window
+  // by cause (absent, maintenance, failure), its share of the window's
+  // installed GPU time, interruptions and the work they lost, the finished
+  // jobs' mean ETTR, and the queued job-hours on nodes-down with their share.
+  double down_absent_gpu_h = 0, down_maintenance_gpu_h = 0, down_failure_gpu_h = 0;
+  double down_pct = 0;
+  int64_t interruptions = 0;
+  double lost_gpu_h = 0, ettr_mean = 1;
+  double nodes_down_wait_h = 0, nodes_down_wait_pct = 0;
 };
 
 // `workload` (may be null) is the run's input, for util_measured_pct. With

@@ -68,6 +68,11 @@ struct SizedValidation {
   std::vector<RunResult> runs;  // labelled "POLICY @ N nodes"
   size_t best = 0;              // the size of lowest wait MAE
   std::string inferred;         // with inference: what was inferred, one line
+  // With inference, per size: the events replayed, the group's grown size,
+  // and the scheduling cycle.
+  std::vector<std::vector<ClusterEvent>> events;
+  std::vector<int64_t> total_nodes;
+  Micros pass_interval{0};
 };
 // With `infer`, each size's cluster follows the record's evidence
 // (InferredEvents over the size as base; a single node group only) and
