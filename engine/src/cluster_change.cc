@@ -17,11 +17,16 @@ Status Simulation::InitClusterEvents() {
   if (cluster_events_.empty()) return Status::Ok();
   if (cfg_.checkpoint_interval != kNever && cfg_.checkpoint_interval.us <= 0)
     return Status::Error("checkpoint interval must be > 0");
+  for (const auto& k : cfg_.checkpoints_by_kind)
+    if (k && ((k->interval != kNever && k->interval.us <= 0) || k->restart.us < 0))
+      return Status::Error("checkpoints by job kind: interval must be > 0, restart >= 0");
   const NodeIndex nodes = cluster_.num_nodes();
   down_.assign(nodes, 0);
   drained_.assign(nodes, 0);
   pending_down_.assign(nodes, 0);
   down_count_.assign(nodes, 0);
+  slow_.assign(nodes, {});
+  node_pace_.assign(nodes, 1.0);
   // Names: each node's own, each group's (all its nodes), "*" (every node).
   std::map<std::string, std::vector<NodeIndex>> named;
   {
@@ -117,6 +122,22 @@ void Simulation::DoNodeEvent(size_t i) {
       }
       break;
     }
+    case NodeChange::kSlow:
+    case NodeChange::kSlowEnd: {
+      for (NodeIndex n : nodes) {
+        std::vector<double>& v = slow_[n];
+        const bool was = !v.empty();
+        if (e.change == NodeChange::kSlow) {
+          v.push_back(e.speed);
+        } else if (auto it = std::find(v.begin(), v.end(), e.speed); it != v.end()) {
+          v.erase(it);  // an end without its start does nothing
+        }
+        node_pace_[n] = v.empty() ? 1.0 : *std::min_element(v.begin(), v.end());
+        slow_nodes_ += static_cast<int64_t>(!v.empty()) - static_cast<int64_t>(was);
+      }
+      Repace(nodes);
+      return;  // capacity unchanged: no pass
+    }
   }
   // Capacity came back, or interrupted jobs are queued again.
   if (sched_.queued() > 0) SchedulePass(now_);
@@ -151,6 +172,27 @@ void Simulation::SetUp(NodeIndex n) {
   NodeEmptied(n);
 }
 
+double Simulation::Pace(JobIndex j) const {
+  if (slow_nodes_ == 0) return 1.0;
+  double pace = 1.0;
+  for (const TaskPlacement& t : runs_[j].placement) pace = std::min(pace, node_pace_[t.node]);
+  return pace;
+}
+
+void Simulation::Repace(const std::vector<NodeIndex>& nodes) {
+  std::vector<uint8_t> hit(cluster_.num_nodes(), 0);
+  for (NodeIndex n : nodes) hit[n] = 1;
+  std::vector<JobIndex> jobs;
+  for (JobIndex j : running_list_)
+    for (const TaskPlacement& t : runs_[j].placement)
+      if (hit[t.node]) {
+        jobs.push_back(j);
+        break;
+      }
+  std::sort(jobs.begin(), jobs.end());
+  for (JobIndex j : jobs) SetProgress(j, progress_->Evaluate(j, *this));
+}
+
 void Simulation::RefreshCordon(NodeIndex n) {
   cluster_.SetCordoned(n, node_state_[n] != 0 || Unavailable(n));
 }
@@ -164,13 +206,15 @@ bool Simulation::FitsOnUnavailableNode(JobIndex j) const {
 void Simulation::Interrupt(JobIndex j) {
   JobRun& r = runs_[j];
   Account(j);
-  const Micros ci = cfg_.checkpoint_interval;
+  const auto& by_kind = cfg_.checkpoints_by_kind[static_cast<size_t>(w_.jobs[j].kind)];
+  const Micros ci = by_kind ? by_kind->interval : cfg_.checkpoint_interval;
+  const Micros restart = by_kind ? by_kind->restart : cfg_.restart_cost;
   double keep = 0;
   if (ci != kNever) {
     const double step = static_cast<double>(ci.us);
     keep = std::floor(r.done / step) * step;
   }
-  keep = std::max(0.0, keep - static_cast<double>(cfg_.restart_cost.us));
+  keep = std::max(0.0, keep - static_cast<double>(restart.us));
   ++r.interruptions;
   StopRunning(j, std::min(keep, r.done));
   QueuedNow(j, false);

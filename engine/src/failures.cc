@@ -41,6 +41,10 @@ const char* ChangeName(NodeChange c) {
       return "drain";
     case NodeChange::kResume:
       return "resume";
+    case NodeChange::kSlow:
+      return "slow";
+    case NodeChange::kSlowEnd:
+      return "slow-end";
   }
   return "?";
 }
@@ -64,6 +68,10 @@ Status CheckClass(const FailureClass& c, size_t index) {
   if (c.repair != RepairDist::kFixed && c.repair != RepairDist::kExponential &&
       c.repair != RepairDist::kLogNormal)
     return Status::Error(p + "unknown repair distribution");
+  if (!(c.slow > 0 && c.slow <= 1))
+    return Status::Error(p + "a straggler's pace must be > 0 and < 1 (1 = a failure), got " +
+                         Num(c.slow));
+  if (c.slow < 1 && c.planned) return Status::Error(p + "a straggler class cannot be planned");
   if (c.repair == RepairDist::kLogNormal &&
       (!(c.repair_sigma > 0) || !std::isfinite(c.repair_sigma)))
     return Status::Error(p + "the log-normal repair sigma must be > 0 and finite, got " +
@@ -174,11 +182,16 @@ ClusterEvent UnitEvent(const FailureClass& c, const Unit& unit, const Nodes& nod
                        bool up) {
   ClusterEvent e;
   e.at = at;
-  e.change = up ? NodeChange::kUp : NodeChange::kDown;
   for (NodeIndex n : unit) e.nodes.push_back(nodes.names[n]);
-  if (!up) {
-    e.cause = c.planned ? DownCause::kMaintenance : DownCause::kFailure;
-    e.component = c.component;
+  if (c.slow < 1) {  // a straggler: slow, then back to pace
+    e.change = up ? NodeChange::kSlowEnd : NodeChange::kSlow;
+    e.speed = c.slow;
+  } else {
+    e.change = up ? NodeChange::kUp : NodeChange::kDown;
+    if (!up) {
+      e.cause = c.planned ? DownCause::kMaintenance : DownCause::kFailure;
+      e.component = c.component;
+    }
   }
   e.where = c.where;
   return e;
@@ -225,7 +238,8 @@ const char* DownCauseName(DownCause c) {
 Status CheckClusterEvent(const ClusterEvent& e) {
   const std::string p = Prefix(e.where) + "cluster event: ";
   if (e.change != NodeChange::kDown && e.change != NodeChange::kUp &&
-      e.change != NodeChange::kDrain && e.change != NodeChange::kResume)
+      e.change != NodeChange::kDrain && e.change != NodeChange::kResume &&
+      e.change != NodeChange::kSlow && e.change != NodeChange::kSlowEnd)
     return Status::Error(p + "unknown change");
   const std::string what = p + "'" + ChangeName(e.change) + "' ";
   if (e.at != kBeforeEverything && (e.at.us < 0 || e.at.us > kMaxMicros))
@@ -236,6 +250,11 @@ Status CheckClusterEvent(const ClusterEvent& e) {
     if (n.empty()) return Status::Error(what + "names an empty node");
   if (static_cast<size_t>(e.cause) >= kDownCauses)
     return Status::Error(what + "has an unknown cause");
+  const bool slow = e.change == NodeChange::kSlow || e.change == NodeChange::kSlowEnd;
+  if (slow && !(e.speed > 0 && e.speed < 1))
+    return Status::Error(what + "speed " + Num(e.speed) + ": expected a pace > 0 and < 1");
+  if (!slow && e.speed != 1)
+    return Status::Error(what + "cannot have a speed: only slow and slow-end can");
   if (e.change != NodeChange::kDown) {
     if (!e.kill) return Status::Error(what + "cannot leave jobs running: only a down can");
     if (e.cause != DownCause::kFailure)

@@ -166,6 +166,10 @@ class Simulation final : public Engine, public PassContext, public RunView {
   void SetDown(NodeIndex n, DownCause c);
   void SetUp(NodeIndex n);
   void RefreshCordon(NodeIndex n);
+  // Stragglers (NodeChange::kSlow): the pace job j runs at, the least of
+  // its nodes' (1 when none is slow); re-rates the running jobs on `nodes`.
+  double Pace(JobIndex j) const;
+  void Repace(const std::vector<NodeIndex>& nodes);
   bool Unavailable(NodeIndex n) const {
     return !down_.empty() && (down_[n] | drained_[n] | pending_down_[n]) != 0;
   }
@@ -312,7 +316,10 @@ class Simulation final : public Engine, public PassContext, public RunView {
   std::vector<ClusterEvent> cluster_events_;
   std::vector<std::vector<NodeIndex>> event_nodes_;
   std::vector<uint8_t> down_, drained_, pending_down_;
-  std::vector<uint32_t> down_count_;  // downs in effect or pending minus ups, per node
+  std::vector<uint32_t> down_count_;       // downs in effect or pending minus ups, per node
+  std::vector<std::vector<double>> slow_;  // per node, the paces of the kSlow events in effect
+  std::vector<double> node_pace_;          // per node, the least of them (1 = none)
+  int64_t slow_nodes_ = 0;                 // nodes with a kSlow in effect
   std::array<int64_t, kDownCauses> down_gpus_{};
   int64_t unavailable_nodes_ = 0;
   std::string violation_;  // first broken invariant, if any

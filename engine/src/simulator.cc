@@ -250,7 +250,18 @@ void Simulation::Account(JobIndex j) {
   }
 }
 
-void Simulation::SetProgress(JobIndex j, const Progress& pr) {
+void Simulation::SetProgress(JobIndex j, const Progress& given) {
+  // A job on a straggler runs at its pace: each share of its wall time
+  // shrinks by it, and the rest its GPUs wait for the slowest member.
+  Progress paced;
+  const double pace = Pace(j);
+  if (pace < 1.0) {
+    paced = given;
+    paced.rate *= pace;
+    for (auto& v : paced.idle) v *= pace;
+    paced.idle[static_cast<size_t>(IdleCause::kCommunication)] += 1.0 - pace;
+  }
+  const Progress& pr = pace < 1.0 ? paced : given;
   JobRun& r = runs_[j];
   Account(j);
   const double rate = pr.rate;

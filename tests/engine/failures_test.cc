@@ -373,5 +373,38 @@ TEST(Failures, CheckClusterEventFigures) {
   EXPECT_EQ(bad(e), "cluster event: 'resume' cannot name a component ('gpu'): only a down can");
 }
 
+// A straggler class slows its units instead of taking them down: kSlow
+// with its pace, then kSlowEnd with the same pace a repair time later.
+TEST(Failures, StragglerClassesSlowInsteadOfDown) {
+  ClusterSpec c;
+  c.name = "s";
+  c.models = {{"X", 0, 1.0}};
+  c.groups = {{"n", 4, "X", 8, 64000, 256LL << 30, 0}};
+  FailureModel m;
+  FailureClass k;
+  k.component = "thermal";
+  k.rate_per_unit_day = 2;
+  k.slow = 0.6;
+  k.repair = RepairDist::kFixed;
+  k.repair_mean_h = 1;
+  m.classes = {k};
+  auto ev = DrawFailures(m, c, Micros(0), Seconds(10 * 86400), 3);
+  ASSERT_TRUE(ev.ok()) << ev.status().message();
+  ASSERT_FALSE(ev.value().empty());
+  int slows = 0;
+  for (const ClusterEvent& e : ev.value()) {
+    EXPECT_TRUE(e.change == NodeChange::kSlow || e.change == NodeChange::kSlowEnd);
+    EXPECT_EQ(e.speed, 0.6);
+    EXPECT_TRUE(CheckClusterEvent(e).ok()) << CheckClusterEvent(e).message();
+    slows += e.change == NodeChange::kSlow;
+  }
+  EXPECT_EQ(2 * slows, static_cast<int>(ev.value().size()));
+  // Expected 2 x 4 nodes x 10 days = 80 (within 4 standard deviations).
+  EXPECT_NEAR(slows, 80, 4 * std::sqrt(80.0));
+  k.planned = true;
+  m.classes = {k};
+  EXPECT_FALSE(DrawFailures(m, c, Micros(0), Seconds(86400), 3).ok());
+}
+
 }  // namespace
 }  // namespace utilsim

@@ -196,6 +196,31 @@ TEST(ClusterEventsRun, DownKillsRequeuesAndRestartsFromTheCheckpoint) {
   });
 }
 
+// Checkpoints by job kind: the training job keeps 300 - 50 s of work at the
+// 400 s kill, as above (1350 s); the inference job beside it, with no
+// checkpoint and a 20 s restart, starts over at 600 s: 600 + 1000 = 1600 s.
+TEST(ClusterEventsRun, CheckpointsByJobKind) {
+  const ClusterSpec c = Nodes({{"a", 1}}, 2);
+  Workload w;
+  w.jobs = {J("T", 0, 1000), J("I", 0, 1000)};
+  w.jobs[0].kind = JobKind::kTraining;
+  w.jobs[1].kind = JobKind::kInference;
+  w.Finalize();
+  SimConfig cfg = Full();
+  cfg.checkpoint_interval = Seconds(100);  // overridden for both kinds
+  cfg.checkpoints_by_kind[static_cast<size_t>(JobKind::kTraining)] =
+      Checkpointing{Seconds(300), Seconds(50)};
+  cfg.checkpoints_by_kind[static_cast<size_t>(JobKind::kInference)] =
+      Checkpointing{kNever, Seconds(20)};
+  cfg.cluster_events = {Ev(400, NodeChange::kDown, {"a"}), Ev(600, NodeChange::kUp, {"a"})};
+  UnderEveryScheduler(c, w, cfg, [](const RunResult& r) {
+    EXPECT_EQ(r.jobs[0].finish, Seconds(1350));
+    EXPECT_DOUBLE_EQ(r.jobs[0].lost_gpu_s, 150);
+    EXPECT_EQ(r.jobs[1].finish, Seconds(1600));
+    EXPECT_DOUBLE_EQ(r.jobs[1].lost_gpu_s, 400);
+  });
+}
+
 // Drain: the node keeps its job but hosts nothing new 100..300 s; B fits on
 // its free GPU and waits for the drain to end. Drained GPUs are capacity.
 TEST(ClusterEventsRun, DrainKeepsRunningJobsAndHoldsNewOnes) {
@@ -266,6 +291,37 @@ TEST(ClusterEventsRun, MaintenanceThatWaitsStartsWhenTheNodeEmpties) {
   });
 }
 
+// A straggler: a-1 runs at half pace 200..600 s. The gang of two tasks on
+// a-0 and a-1 runs at its slowest member's pace: 200 s of work by 200 s,
+// 200 more by 600 s, the last 600 by 1200 s. Its work (and busy GPU time,
+// 50 % of 2 GPUs x 1000 s) is unchanged; while slow, half its wall time its
+// GPUs wait on the straggler: 2 GPUs x 400 s x 0.5 = 400 GPU-s idle for
+// communication.
+TEST(ClusterEventsRun, AStragglerSlowsTheGangToItsPace) {
+  const ClusterSpec c = Nodes({{"a", 2}}, 1);
+  Workload w;
+  w.jobs = {J("G", 0, 1000)};
+  w.jobs[0].tasks = 2;
+  w.Finalize();
+  SimConfig cfg = Full();
+  cfg.comm_fraction = 0;
+  ClusterEvent slow = Ev(200, NodeChange::kSlow, {"a-1"});
+  slow.speed = 0.5;
+  ClusterEvent fast = slow;
+  fast.at = Seconds(600);
+  fast.change = NodeChange::kSlowEnd;
+  cfg.cluster_events = {slow, fast};
+  UnderEveryScheduler(c, w, cfg, [](const RunResult& r) {
+    const JobRecord& g = r.jobs[0];
+    EXPECT_EQ(g.finish, Seconds(1200));
+    EXPECT_DOUBLE_EQ(g.alloc_gpu_s, 2400);
+    EXPECT_NEAR(g.useful_gpu_s, 1000, 1e-6);
+    EXPECT_NEAR(g.idle_gpu_s[static_cast<size_t>(IdleCause::kCommunication)], 400, 1e-6);
+    EXPECT_EQ(g.interruptions, 0);
+    EXPECT_DOUBLE_EQ(g.ettr, 1);  // slow, not lost
+  });
+}
+
 // Events name nodes and groups that exist; an unknown one is an error that
 // names the event's source.
 TEST(ClusterEventsRun, AnUnknownNodeIsAnError) {
@@ -288,7 +344,7 @@ TEST(ClusterEventsRun, AnUnknownNodeIsAnError) {
   EXPECT_TRUE(Simulate(c, w, *s2.value(), cfg).ok());
 }
 
-// Random downs, ups, drains and resumes on a random workload: every
+// Random downs, ups, drains, resumes and stragglers on a random workload: every
 // scheduler keeps the engine's invariants (a broken one fails the run), the
 // wait causes sum to each job's queued time, and no job is lost.
 TEST(ClusterEventsRun, EverySchedulerKeepsTheInvariantsUnderRandomEvents) {
@@ -316,9 +372,16 @@ TEST(ClusterEventsRun, EverySchedulerKeepsTheInvariantsUnderRandomEvents) {
       cfg.cluster_events.push_back(Ev(at, NodeChange::kDrain, {n}));
       cfg.cluster_events.push_back(
           Ev(at + 60 + static_cast<int64_t>(rng() % 600), NodeChange::kResume, {n}));
-    } else {
+    } else if (kind == 2) {
       cfg.cluster_events.push_back(Ev(at, NodeChange::kDown, {n}));
       cfg.cluster_events.push_back(Ev(at + 300, NodeChange::kUp, {n}));
+    } else {  // a straggler
+      ClusterEvent e = Ev(at, NodeChange::kSlow, {n});
+      e.speed = 0.25 + 0.5 * static_cast<double>(rng() % 2);
+      cfg.cluster_events.push_back(e);
+      e.at = Seconds(at + 400);
+      e.change = NodeChange::kSlowEnd;
+      cfg.cluster_events.push_back(e);
     }
   }
   const PolicyRegistry reg = BuiltinPolicies();

@@ -187,7 +187,7 @@ TEST(ClusterEventsYaml, ErrorsNameFileLineAndKey) {
             "'gone'");
   EXPECT_EQ(Error("events:\n  - {kind: crash, at: 5}\n"),
             "ev.yaml:2: key 'events[0].kind': expected down, up, drain, resume, maintenance, add, "
-            "remove or outage, got 'crash'");
+            "remove, outage, slow or slow-end, got 'crash'");
   EXPECT_EQ(Error("events:\n  - {at: 5}\n"), "ev.yaml:2: key 'events[0]': missing 'kind'");
   EXPECT_EQ(Error("events:\n  - {kind: up, nodes: [a]}\n"),
             "ev.yaml:2: key 'events[0]': missing 'at'");
@@ -238,7 +238,7 @@ TEST(ClusterEventsYaml, FailureErrorsNameFileLineAndKey) {
             "ev.yaml:3: key 'failures.classes[0].planned': expected true or false, got 'maybe'");
   EXPECT_EQ(Error(head + "{component: gpu, per_day: 1}\n"),
             "ev.yaml:3: unknown key 'failures.classes[0].per_day' (known: component, "
-            "per_node_day, per_rack_day, planned, repair)");
+            "per_node_day, per_rack_day, planned, slow, repair)");
   EXPECT_EQ(Error("failures:\n  nodes: [a]\n"), "ev.yaml:2: key 'failures': missing 'classes'");
   EXPECT_EQ(Error("failures:\n  classes: []\n"),
             "ev.yaml:2: key 'failures.classes': expected a non-empty list of failure classes, got "
@@ -249,7 +249,8 @@ TEST(ClusterEventsYaml, FileNeedsEventsOrFailures) {
   EXPECT_EQ(Error(""), "ev.yaml:1: expected 'events' or 'failures'");
   EXPECT_EQ(Error("# nothing\n"), "ev.yaml:1: expected 'events' or 'failures'");
   EXPECT_EQ(Error("- 1\n"), "ev.yaml:1: expected 'events' or 'failures'");
-  EXPECT_EQ(Error("event: []\n"), "ev.yaml:1: unknown key 'event' (known: events, failures)");
+  EXPECT_EQ(Error("event: []\n"),
+            "ev.yaml:1: unknown key 'event' (known: events, failures, checkpoints)");
   EXPECT_EQ(Error("events: [\n").substr(0, 20), "ev.yaml:2: YAML erro");
   EXPECT_TRUE(Parse("events: []\n").events.empty());
 }
@@ -281,6 +282,14 @@ TEST(ClusterEventsYaml, WrittenEventsReadBackTheSame) {
   ev.back().cause = DownCause::kFailure;
   ev.back().kill = true;
   ev.back().component = "gpu";
+  ClusterEvent slow;
+  slow.at = Seconds(5);
+  slow.change = NodeChange::kSlow;
+  slow.speed = 0.3;
+  slow.nodes = {"g-0"};
+  ev.push_back(slow);
+  slow.change = NodeChange::kSlowEnd;
+  ev.push_back(slow);
   const std::string text = ClusterEventsYaml(ev, "inferred\nrun with --nodes 5");
   EXPECT_EQ(text.substr(0, 45), "# inferred\n# run with --nodes 5\nevents:\n  - {");
   const ClusterEventsFile f = Parse(text);
@@ -293,7 +302,45 @@ TEST(ClusterEventsYaml, WrittenEventsReadBackTheSame) {
     EXPECT_EQ(f.events[i].kill, ev[i].kill);
     EXPECT_EQ(f.events[i].nodes, ev[i].nodes);
     EXPECT_EQ(f.events[i].component, ev[i].component);
+    EXPECT_EQ(f.events[i].speed, ev[i].speed);
   }
+}
+
+TEST(ClusterEventsYaml, CheckpointsByJobKind) {
+  const ClusterEventsFile f = Parse(
+      "events: []\ncheckpoints:\n  train: {every: 15m, restart: 5m}\n  infer: {every: none, "
+      "restart: 30s}\n");
+  EXPECT_FALSE(f.checkpoints[0].has_value());
+  ASSERT_TRUE(f.checkpoints[1].has_value());
+  EXPECT_EQ(f.checkpoints[1]->interval, Seconds(900));
+  EXPECT_EQ(f.checkpoints[1]->restart, Seconds(300));
+  ASSERT_TRUE(f.checkpoints[2].has_value());
+  EXPECT_EQ(f.checkpoints[2]->interval, kNever);
+  EXPECT_EQ(f.checkpoints[2]->restart, Seconds(30));
+  EXPECT_EQ(Error("events: []\ncheckpoints:\n  training: {every: 1h}\n"),
+            "ev.yaml:3: unknown key 'checkpoints.training' (known: unknown, train, infer)");
+  EXPECT_EQ(Error("events: []\ncheckpoints:\n  train: {every: -1}\n"),
+            "ev.yaml:3: key 'checkpoints.train.every': expected a duration > 0 (seconds, or a "
+            "number with s, m, h or d), got '-1'");
+}
+
+TEST(ClusterEventsYaml, StragglersSlowThenEnd) {
+  const ClusterEventsFile f = Parse(
+      "events:\n  - {kind: slow, at: 10, nodes: [a-1], speed: 0.25, for: 1m}\n"
+      "failures:\n  classes:\n    - {component: thermal, per_node_day: 0.5, slow: 0.7, repair: "
+      "{dist: fixed, mean_h: 2}}\n");
+  ASSERT_EQ(f.events.size(), 2u);
+  EXPECT_EQ(f.events[0].change, NodeChange::kSlow);
+  EXPECT_EQ(f.events[0].speed, 0.25);
+  EXPECT_EQ(f.events[1].change, NodeChange::kSlowEnd);
+  EXPECT_EQ(f.events[1].at, Seconds(70));
+  EXPECT_EQ(f.events[1].speed, 0.25);
+  ASSERT_EQ(f.failures.classes.size(), 1u);
+  EXPECT_EQ(f.failures.classes[0].slow, 0.7);
+  EXPECT_EQ(Error("events:\n  - {kind: slow, at: 10, nodes: [a], speed: 1}\n"),
+            "ev.yaml:2: key 'events[0].speed': expected a pace > 0 and < 1, got '1'");
+  EXPECT_EQ(Error("events:\n  - {kind: slow, at: 10, nodes: [a]}\n"),
+            "ev.yaml:2: key 'events[0]': missing 'speed'");
 }
 
 TEST(ClusterEventsYaml, ReadNamesAMissingFile) {

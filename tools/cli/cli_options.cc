@@ -534,6 +534,7 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
     if (!ev.ok()) return Status::Error(StatusCode::kRuntime, ev.status().message());
     r.cluster_events = std::move(ev.value().events);
     r.failures = std::move(ev.value().failures);
+    r.checkpoints_by_kind = ev.value().checkpoints;
   }
   auto pass = seconds(f.pass_interval_s, "--pass-interval", false);
   if (!pass.ok()) return pass.status();

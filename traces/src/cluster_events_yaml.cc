@@ -55,6 +55,8 @@ const std::vector<std::string>* KindKeys(const std::string& kind) {
       {"add", {"kind", "at", "nodes"}},
       {"remove", {"kind", "at", "nodes", "running"}},
       {"outage", {"kind", "at", "nodes", "for", "until", "component"}},
+      {"slow", {"kind", "at", "nodes", "speed", "for", "until"}},
+      {"slow-end", {"kind", "at", "nodes", "speed"}},
   };
   for (const auto& [k, keys] : kKinds)
     if (k == kind) return &keys;
@@ -67,7 +69,7 @@ class Parser {
 
   Result<ClusterEventsFile> Parse(const YAML::Node& root) const {
     if (!root.IsMap()) return At(root, "expected 'events' or 'failures'");
-    if (Status s = Keys(root, "", {"events", "failures"}); !s.ok()) return s;
+    if (Status s = Keys(root, "", {"events", "failures", "checkpoints"}); !s.ok()) return s;
     if (!root["events"] && !root["failures"]) return At(root, "expected 'events' or 'failures'");
     ClusterEventsFile out;
     out.failures.source = source_;
@@ -80,6 +82,9 @@ class Parser {
     }
     if (const YAML::Node f = root["failures"]) {
       if (Status s = Failures(f, &out.failures); !s.ok()) return s;
+    }
+    if (const YAML::Node c = root["checkpoints"]) {
+      if (Status s = Checkpoints(c, &out.checkpoints); !s.ok()) return s;
     }
     return out;
   }
@@ -121,6 +126,26 @@ class Parser {
     const std::optional<double> v = n.IsScalar() ? ToNumber(n.Scalar()) : std::nullopt;
     if (!v || *v < min || (strict && *v == min)) return Expected(n, key, what);
     *out = *v;
+    return Status::Ok();
+  }
+  // checkpoints: {unknown|train|infer: {every: DURATION | none, restart: DURATION | 0}}
+  Status Checkpoints(const YAML::Node& c, std::array<std::optional<Checkpointing>, 3>* out) const {
+    if (Status s = Keys(c, "checkpoints", {"unknown", "train", "infer"}); !s.ok()) return s;
+    const char* const kinds[] = {"unknown", "train", "infer"};  // JobKind order
+    for (size_t k = 0; k < 3; ++k) {
+      const YAML::Node n = c[kinds[k]];
+      if (!n) continue;
+      const std::string path = std::string("checkpoints.") + kinds[k];
+      if (Status s = Keys(n, path, {"every", "restart"}); !s.ok()) return s;
+      Checkpointing cp;
+      if (const YAML::Node e = n["every"]; e && !(e.IsScalar() && e.Scalar() == "none")) {
+        if (Status s = Duration(e, path + ".every", &cp.interval); !s.ok()) return s;
+      }
+      if (const YAML::Node r = n["restart"]; r && !(r.IsScalar() && r.Scalar() == "0")) {
+        if (Status s = Duration(r, path + ".restart", &cp.restart); !s.ok()) return s;
+      }
+      (*out)[k] = cp;
+    }
     return Status::Ok();
   }
   // A time: seconds >= 0.
@@ -216,9 +241,10 @@ class Parser {
     if (!e.IsMap()) return Expected(e, path, "a mapping with a 'kind'");
     if (Status s = Require(e, path, "kind"); !s.ok()) return s;
     std::string kind;
-    if (Status s = Choice(
-            e["kind"], path + ".kind",
-            {"down", "up", "drain", "resume", "maintenance", "add", "remove", "outage"}, &kind);
+    if (Status s = Choice(e["kind"], path + ".kind",
+                          {"down", "up", "drain", "resume", "maintenance", "add", "remove",
+                           "outage", "slow", "slow-end"},
+                          &kind);
         !s.ok())
       return s;
     if (Status s = Keys(e, path, *KindKeys(kind)); !s.ok()) return s;
@@ -239,6 +265,14 @@ class Parser {
     if (Status s = Kill(e, path, &first.kill); !s.ok()) return s;
     if (const YAML::Node c = e["component"]) {
       if (Status s = NonEmptyString(c, path + ".component", &first.component); !s.ok()) return s;
+    }
+    if (kind == "slow" || kind == "slow-end") {
+      if (Status s = Require(e, path, "speed"); !s.ok()) return s;
+      if (Status s =
+              Number(e["speed"], path + ".speed", 0, true, "a pace > 0 and < 1", &first.speed);
+          !s.ok())
+        return s;
+      if (first.speed >= 1) return Expected(e["speed"], path + ".speed", "a pace > 0 and < 1");
     }
     const size_t start = out->size();
     if (Status s = Expand(kind, e, path, first, end, out); !s.ok()) return s;
@@ -271,6 +305,10 @@ class Parser {
     } else if (kind == "drain") {
       first.change = NodeChange::kDrain;
       last.change = NodeChange::kResume;
+    } else if (kind == "slow" || kind == "slow-end") {
+      first.change = kind == "slow" ? NodeChange::kSlow : NodeChange::kSlowEnd;
+      last.change = NodeChange::kSlowEnd;
+      last.speed = first.speed;
     } else if (kind == "up" || kind == "resume") {
       first.change = kind == "up" ? NodeChange::kUp : NodeChange::kResume;
     } else if (kind == "add") {
@@ -315,8 +353,8 @@ class Parser {
   }
 
   Status Class(const YAML::Node& n, const std::string& path, FailureClass* c) const {
-    if (Status s =
-            Keys(n, path, {"component", "per_node_day", "per_rack_day", "planned", "repair"});
+    if (Status s = Keys(n, path,
+                        {"component", "per_node_day", "per_rack_day", "planned", "slow", "repair"});
         !s.ok())
       return s;
     c->where = Where(n);
@@ -335,6 +373,12 @@ class Parser {
     if (const YAML::Node p = n["planned"]) {
       if (!p.IsScalar() || !YAML::convert<bool>::decode(p, c->planned))
         return Expected(p, path + ".planned", "true or false");
+    }
+    if (const YAML::Node sl = n["slow"]) {
+      if (Status s = Number(sl, path + ".slow", 0, true, "a pace > 0 and < 1", &c->slow); !s.ok())
+        return s;
+      if (c->slow >= 1) return Expected(sl, path + ".slow", "a pace > 0 and < 1");
+      if (c->planned) return At(sl, "key '" + path + ".slow': a straggler class cannot be planned");
     }
     if (Status s = Require(n, path, "repair"); !s.ok()) return s;
     return Repair(n["repair"], path + ".repair", c);
@@ -395,7 +439,7 @@ std::string ClusterEventsYaml(const std::vector<ClusterEvent>& events, const std
   }
   out += "events:\n";
   for (const ClusterEvent& e : events) {
-    static const char* const kKinds[] = {"down", "up", "drain", "resume"};
+    static const char* const kKinds[] = {"down", "up", "drain", "resume", "slow", "slow-end"};
     out += "  - {kind: ";
     out += kKinds[static_cast<size_t>(e.change)];
     out += ", at: ";
@@ -411,6 +455,11 @@ std::string ClusterEventsYaml(const std::vector<ClusterEvent>& events, const std
       out += DownCauseName(e.cause);
       out += e.kill ? ", running: kill" : ", running: wait";
       if (!e.component.empty()) out += ", component: \"" + e.component + "\"";
+    }
+    if (e.change == NodeChange::kSlow || e.change == NodeChange::kSlowEnd) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, ", speed: %.17g", e.speed);
+      out += buf;
     }
     out += "}\n";
   }

@@ -282,6 +282,24 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   cfg.cluster_events = spec.cluster_events;
   cfg.checkpoint_interval = spec.checkpoint_interval.value_or(kNever);
   cfg.pass_interval = spec.pass_interval;
+  cfg.checkpoints_by_kind = spec.checkpoints_by_kind;
+  {
+    const char* const kinds[] = {"unknown", "train", "infer"};
+    std::string by_kind;
+    for (size_t k = 0; k < 3; ++k) {
+      const auto& c = spec.checkpoints_by_kind[k];
+      if (!c) continue;
+      char buf[96];
+      if (c->interval == kNever)
+        std::snprintf(buf, sizeof buf, "%s no checkpoint, restart %.6g s", kinds[k],
+                      c->restart.seconds());
+      else
+        std::snprintf(buf, sizeof buf, "%s every %.6g s, restart %.6g s", kinds[k],
+                      c->interval.seconds(), c->restart.seconds());
+      by_kind += (by_kind.empty() ? "" : ", ") + std::string(buf);
+    }
+    if (!by_kind.empty()) s->notes.push_back("checkpoints by job kind: " + by_kind);
+  }
   if (!spec.failures.classes.empty() && !s->workload.jobs.empty()) {
     const std::vector<Job>& jobs = s->workload.jobs;
     Micros longest{0};
@@ -290,14 +308,16 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
     const Micros to = cfg.horizon != kNever ? cfg.horizon : jobs.back().submit + longest;
     auto drawn = DrawFailures(spec.failures, s->cluster, from, to, spec.seed);
     if (!drawn.ok()) return drawn.status();
-    int64_t downs = 0;
+    int64_t downs = 0, slows = 0;
     for (ClusterEvent& e : drawn.value()) {
       downs += e.change == NodeChange::kDown;
+      slows += e.change == NodeChange::kSlow;
       cfg.cluster_events.push_back(std::move(e));
     }
-    char span[160];
-    std::snprintf(span, sizeof span, "%lld failures drawn from %s over %.0f..%.0f s (seed %llu)",
+    char span[200];
+    std::snprintf(span, sizeof span, "%lld failures%s drawn from %s over %.0f..%.0f s (seed %llu)",
                   static_cast<long long>(downs),
+                  slows > 0 ? (" and " + std::to_string(slows) + " stragglers").c_str() : "",
                   spec.failures.source.empty() ? "the failure model" : spec.failures.source.c_str(),
                   from.seconds(), to.seconds(), static_cast<unsigned long long>(spec.seed));
     s->notes.push_back(span);

@@ -29,11 +29,13 @@ namespace utilsim {
 
 // What one event does to its nodes.
 enum class NodeChange : uint8_t {
-  kDown,    // the node leaves (cause below); running jobs killed, or (kill
-            // false) the node drains and leaves when its last task ends
-  kUp,      // the node is back (ends a down, or cancels a pending one)
-  kDrain,   // hosts nothing new; running jobs go on
-  kResume,  // ends a drain
+  kDown,     // the node leaves (cause below); running jobs killed, or (kill
+             // false) the node drains and leaves when its last task ends
+  kUp,       // the node is back (ends a down, or cancels a pending one)
+  kDrain,    // hosts nothing new; running jobs go on
+  kResume,   // ends a drain
+  kSlow,     // a straggler: the node runs at `speed` (0 < speed < 1) of its pace
+  kSlowEnd,  // ends one kSlow of the same `speed`
 };
 
 // Why a node is down, for the GPU-hours of capacity missing by cause.
@@ -64,7 +66,20 @@ struct ClusterEvent {
   // kDown of a failure: the component class that failed ("gpu", "hbm",
   // "switch", ...), for the interruptions by component; "" otherwise.
   std::string component;
+  // kSlow / kSlowEnd only: the node's pace while slow, 0 < speed < 1. A node
+  // runs at the least speed of its kSlow events in effect; a running job at
+  // the pace of its slowest node (a gang waits for its slowest member), the
+  // GPUs it waits on idle for communication (IdleCause::kCommunication).
+  double speed = 1;
   std::string where;  // "<file>:<line>" for errors, or ""
+};
+
+// How a class of jobs (JobKind) survives a kill by a cluster event: the
+// work it keeps is the last multiple of `interval` (recorded time; kNever =
+// none kept) less `restart`, the work its restart costs.
+struct Checkpointing {
+  Micros interval = kNever;
+  Micros restart{0};
 };
 
 // Failures drawn from rates (docs/cluster-events.md, "Failures"). Each class
@@ -87,7 +102,11 @@ struct FailureClass {
   RepairDist repair = RepairDist::kExponential;
   double repair_mean_h = 1;  // > 0
   double repair_sigma = 1;   // kLogNormal only, > 0
-  std::string where;         // "<file>:<line>" for errors, or ""
+  // A straggler class: 0 < slow < 1 makes each "failure" slow its unit to
+  // this pace (kSlow) for the drawn repair time, instead of taking it down;
+  // 1 (the default) = a failure.
+  double slow = 1;
+  std::string where;  // "<file>:<line>" for errors, or ""
 };
 
 struct FailureModel {

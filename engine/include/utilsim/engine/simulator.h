@@ -3,7 +3,9 @@
 // process on separate threads, as long as each has its own Scheduler.
 #pragma once
 
+#include <array>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "utilsim/engine/cluster_events.h"
@@ -70,6 +72,10 @@ struct SimConfig {
   // to the last multiple of this interval (recorded time) and then loses
   // restart_cost more; kNever = no checkpoints, it restarts from the start.
   Micros checkpoint_interval = kNever;
+  // Per job kind (JobKind order: unknown, training, inference), overriding
+  // checkpoint_interval and restart_cost for kills by cluster events; unset =
+  // those two.
+  std::array<std::optional<Checkpointing>, 3> checkpoints_by_kind{};
   // Scheduling cycle (Slurm's sched_interval, a scheduler's loop period):
   // passes happen only at multiples of this on the workload's clock, so a
   // job waits for the next cycle; 0 = a pass at once after every arrival,

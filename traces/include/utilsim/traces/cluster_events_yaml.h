@@ -45,6 +45,9 @@
 //                kBeforeEverything, then a kUp at `at`.
 //   remove       kDown of cause absent at `at` (`running` as for down); the
 //                nodes never come back.
+//   slow         a straggler: kSlow at `at` with `speed` (a pace > 0 and < 1),
+//                then a kSlowEnd at the end when `for` or `until` is given.
+//   slow-end     kSlowEnd of `speed` (ends one slow of that pace).
 //   outage       kDown of cause failure, killing, of `nodes` (default ["*"],
 //                every node), `component` if given; then a kUp at the end when
 //                `for` or `until` is given.
@@ -55,9 +58,19 @@
 // class has a non-empty `component`, exactly one of `per_node_day` and
 // `per_rack_day` (failures per node, or per rack of the topology, per day,
 // > 0; sets the scope), `planned` (optional, default false: planned downs have
-// cause maintenance), and `repair`: {dist: fixed | exponential | lognormal,
+// cause maintenance), `slow` (optional: a pace > 0 and < 1 makes the class a
+// straggler, slowing its unit for the repair time instead of taking it
+// down), and `repair`: {dist: fixed | exponential | lognormal,
 // mean_h: hours > 0, sigma: > 0 (lognormal only, required there)}. `nodes`
 // is optional; `classes` is required, a non-empty list.
+//
+// `checkpoints` (optional) sets how each kind of job (the canonical CSV's
+// job_kind: train, infer; unknown for the rest) survives a kill:
+//   checkpoints:
+//     train: {every: 15m, restart: 5m}   # keeps the last 15-minute mark, less 5 min
+//     infer: {every: none, restart: 30s} # restarts from the start, 30 s to reload
+// `every` is a duration or none (no checkpoint: from the start); `restart` a
+// duration or 0; either may be left out (none, 0).
 //
 // A file needs `events` or `failures` (or both). Errors name the file, line
 // and key ("ev.yaml:3: key 'events[1].running': expected kill or wait, got
@@ -65,6 +78,8 @@
 // CheckClusterEvent.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +92,9 @@ struct ClusterEventsFile {
   std::vector<ClusterEvent>
       events;             // primitive events, in file order (each entry expands in place)
   FailureModel failures;  // no classes when the file has no `failures`
+  // `checkpoints`, by JobKind (unknown, train, infer): unset = the run's
+  // --checkpoint-interval and --restart-cost (SimConfig::checkpoints_by_kind).
+  std::array<std::optional<Checkpointing>, 3> checkpoints{};
 };
 
 Result<ClusterEventsFile> ParseClusterEventsYaml(const std::string& text,

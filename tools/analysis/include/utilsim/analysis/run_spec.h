@@ -117,6 +117,7 @@ struct RunSpec {
   std::vector<ClusterEvent> cluster_events;
   FailureModel failures;
   std::optional<Micros> checkpoint_interval;
+  std::array<std::optional<Checkpointing>, 3> checkpoints_by_kind{};  // SimConfig's
   Micros pass_interval{0};  // SimConfig::pass_interval, >= 0
   int threads = 0;          // RunPolicies: parallel runs (0 = one per core)
   // Hooks (C++ only). `progress`: each run reports its events and simulated
