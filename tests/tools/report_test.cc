@@ -189,6 +189,29 @@ TEST(Report, IdleCausesTenantsAndMetadata) {
   EXPECT_TRUE(Has(html, "id=\"fragmentation\">Not recorded"));
 }
 
+// The cluster-changes table appears only when a run had nodes down or jobs
+// interrupted, with each run's figures.
+TEST(Report, ClusterChangesTableOnlyWhenTheClusterChanged) {
+  REQUIRE_REPORT();
+  EXPECT_FALSE(Has(BuildReportHtml({SmallRun("a")}), "id=\"cluster-changes\""));
+  RunResult b = SmallRun("b");
+  b.summary.down_failure_gpu_h = 12.5;
+  b.summary.interruptions = 3;
+  b.summary.lost_gpu_h = 4.25;
+  b.summary.ettr_mean = 0.9;
+  b.summary.ettr_p5 = 0.5;
+  b.summary.wait_cause_h[static_cast<size_t>(WaitCause::kNodesDown)] = 2;
+  const std::string html = BuildReportHtml({SmallRun("a"), b});
+  const size_t t = html.find("<table id=\"cluster-changes\">");
+  ASSERT_NE(t, std::string::npos) << html;
+  const std::string table = html.substr(t, html.find("</table>", t) - t);
+  EXPECT_TRUE(Has(table,
+                  "<tr><td>b</td><td>0.0</td><td>0.0</td><td>12.5</td><td>3</td><td>4.2</td>"
+                  "<td>0.900</td><td>0.500</td><td>2.0</td></tr>"))
+      << table;
+  EXPECT_TRUE(Has(table, "<tr><td>a</td><td>0.0</td><td>0.0</td><td>0.0</td><td>0</td>")) << table;
+}
+
 TEST(Report, FragmentationChartedWhereSampled) {
   REQUIRE_REPORT();
   RunResult a = SmallRun("a");

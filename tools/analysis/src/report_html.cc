@@ -341,6 +341,35 @@ std::string report::BuildPage(const std::vector<RunResult>& runs, const ReportOp
   Charts(os, set, "energy");
   if (set.series_skipped) SeriesSkipped(os, runs.size(), opt.max_series_runs, "one line per run");
 
+  // Clusters that change (docs/cluster-events.md): only when some run had
+  // nodes down or jobs interrupted.
+  const bool changed = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) {
+    const Summary& m = r.summary;
+    return m.down_absent_gpu_h + m.down_maintenance_gpu_h + m.down_failure_gpu_h > 0 ||
+           m.interruptions > 0;
+  });
+  if (changed) {
+    os << "<h2>Cluster changes and failures</h2>\n<p class=\"explain\">runs.down_*_gpu_h, "
+          "interruptions, lost_gpu_h, ettr_mean, ettr_p5 and wait_nodes_down_h "
+          "(docs/cluster-events.md): GPU-hours of nodes down in the window by cause, jobs "
+          "killed by a node going down, the GPU-hours of work they redid, the finished jobs' "
+          "effective training time ratio, and the job-hours queued for down nodes.</p>\n"
+          "<table id=\"cluster-changes\"><thead><tr><th>policy</th><th>down absent GPU-h</th>"
+          "<th>down maintenance GPU-h</th><th>down failure GPU-h</th><th>interruptions</th>"
+          "<th>lost GPU-h</th><th>ETTR mean</th><th>ETTR p5</th><th>queued on nodes-down "
+          "(job-h)</th></tr></thead><tbody>\n";
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const Summary& m = runs[r].summary;
+      os << "<tr><td>" << HtmlEscape(names[r]) << "</td><td>" << Fixed(m.down_absent_gpu_h, 1)
+         << "</td><td>" << Fixed(m.down_maintenance_gpu_h, 1) << "</td><td>"
+         << Fixed(m.down_failure_gpu_h, 1) << "</td><td>" << m.interruptions << "</td><td>"
+         << Fixed(m.lost_gpu_h, 1) << "</td><td>" << Fixed(m.ettr_mean, 3) << "</td><td>"
+         << Fixed(m.ettr_p5, 3) << "</td><td>"
+         << Fixed(m.wait_cause_h[static_cast<size_t>(WaitCause::kNodesDown)], 1) << "</td></tr>\n";
+    }
+    os << "</tbody></table>\n";
+  }
+
   os << "<h2>Stranded GPUs</h2>\n<p class=\"explain\">samples.gpus_stranded: whole free GPUs "
         "that no GPU job can use because their node's free CPU or memory is too small "
         "(docs/results.md). Stranded GPU-hours in the window (runs.stranded_gpu_h): ";
