@@ -40,6 +40,12 @@ TEST(TraceCli, InspectAaic2017Q3) {
   // The one-user burst of 2017-09-27 exceeds the installed 400 GPUs.
   EXPECT_TRUE(Has(out, "peak 882.0 GPUs"));
   EXPECT_TRUE(Has(out, "recorded starts that push recorded GPU demand above the cluster"));
+  // The record's evidence, as validate prints it (docs/validation.md).
+  EXPECT_TRUE(Has(out,
+                  "record's evidence: latency floor 8 s; 35 gaps of >= 6 h with no start while "
+                  "jobs waited; peak GPUs in use per day 6 .. 882 (median 183)"))
+      << out;
+  EXPECT_TRUE(Has(out, "  27.6 h from 7d 19:42:59 to 8d 23:16:35, 14 jobs waiting")) << out;
 }
 
 TEST(TraceCli, RealTracesRunUnderEveryPlacementPolicy) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "utilsim/analysis/trace_evidence.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/units.h"
 
@@ -115,6 +116,23 @@ std::string JobStatsText(const Workload& w) {
          (utils.empty() ? std::string() : ": " + Dist(utils, false)) + "\n";
   out += "recorded wait (start - submit): " + std::to_string(recorded) + " jobs" +
          (waits.empty() ? std::string() : ": " + Dist(waits, true)) + "\n";
+  if (recorded > 0) {  // the record's evidence (trace_evidence.h; validate --infer)
+    const std::vector<StartGap> gaps = FindStartGaps(w, Seconds(6 * 3600));
+    const std::vector<int64_t> peaks = PeakGpusInUse(w, Seconds(86400));
+    std::vector<int64_t> sorted = peaks;
+    std::sort(sorted.begin(), sorted.end());
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "record's evidence: latency floor %.6g s; %zu gaps of >= 6 h with no start while "
+                  "jobs waited; peak GPUs in use per day %lld .. %lld (median %lld), a lower "
+                  "bound on the capacity in service (validate --infer replays these)\n",
+                  LatencyFloorSeconds(w), gaps.size(),
+                  static_cast<long long>(sorted.empty() ? 0 : sorted.front()),
+                  static_cast<long long>(sorted.empty() ? 0 : sorted.back()),
+                  static_cast<long long>(sorted.empty() ? 0 : sorted[(sorted.size() - 1) / 2]));
+    out += buf;
+    if (!gaps.empty()) out += FormatStartGaps(gaps, 3);
+  }
   if (no_cpu == n && n > 0) out += "CPU request: none in the trace (0 for every job)\n";
   if (no_mem == n && n > 0) out += "memory request: none in the trace (0 for every job)\n";
   return out;
