@@ -71,20 +71,8 @@ void Simulation::DoNodeEvent(size_t i) {
   const std::vector<NodeIndex>& nodes = event_nodes_[i];
   switch (e.change) {
     case NodeChange::kDown: {
-      if (e.kill) {
-        // The jobs with a task on these nodes, in job order.
-        std::vector<uint8_t> hit(cluster_.num_nodes(), 0);
-        for (NodeIndex n : nodes) hit[n] = 1;
-        std::vector<JobIndex> victims;
-        for (JobIndex j : running_list_)
-          for (const TaskPlacement& t : runs_[j].placement)
-            if (hit[t.node]) {
-              victims.push_back(j);
-              break;
-            }
-        std::sort(victims.begin(), victims.end());
-        for (JobIndex j : victims) Interrupt(j);
-      }
+      if (e.kill)
+        for (JobIndex j : RunningOn(nodes)) Interrupt(j);
       for (NodeIndex n : nodes) {
         ++down_count_[n];
         if (cluster_.tasks_on(n) == 0) {
@@ -179,7 +167,7 @@ double Simulation::Pace(JobIndex j) const {
   return pace;
 }
 
-void Simulation::Repace(const std::vector<NodeIndex>& nodes) {
+std::vector<JobIndex> Simulation::RunningOn(const std::vector<NodeIndex>& nodes) const {
   std::vector<uint8_t> hit(cluster_.num_nodes(), 0);
   for (NodeIndex n : nodes) hit[n] = 1;
   std::vector<JobIndex> jobs;
@@ -190,7 +178,11 @@ void Simulation::Repace(const std::vector<NodeIndex>& nodes) {
         break;
       }
   std::sort(jobs.begin(), jobs.end());
-  for (JobIndex j : jobs) SetProgress(j, progress_->Evaluate(j, *this));
+  return jobs;
+}
+
+void Simulation::Repace(const std::vector<NodeIndex>& nodes) {
+  for (JobIndex j : RunningOn(nodes)) SetProgress(j, progress_->Evaluate(j, *this));
 }
 
 void Simulation::RefreshCordon(NodeIndex n) {

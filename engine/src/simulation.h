@@ -170,6 +170,8 @@ class Simulation final : public Engine, public PassContext, public RunView {
   // its nodes' (1 when none is slow); re-rates the running jobs on `nodes`.
   double Pace(JobIndex j) const;
   void Repace(const std::vector<NodeIndex>& nodes);
+  // The running jobs with a task on `nodes`, in job order.
+  std::vector<JobIndex> RunningOn(const std::vector<NodeIndex>& nodes) const;
   bool Unavailable(NodeIndex n) const {
     return !down_.empty() && (down_[n] | drained_[n] | pending_down_[n]) != 0;
   }
