@@ -190,6 +190,23 @@ class ModuleTest(unittest.TestCase):
                     sharing="timeslice", out=py_db)
         self.assertEqual(read_bytes(py_db), read_bytes(cli_db))
 
+    def test_events_run_is_byte_identical_to_the_cli(self):
+        # docs/cluster-events.md: a node down under a job, checkpoints, a cycle.
+        events = self.path("ev.yaml")
+        with open(events, "w") as f:
+            f.write("events:\n  - {kind: down, at: 20, nodes: [gpu-1], until: 50}\n")
+        jobs = os.path.join(HERE, "..", "fixtures", "cli", "jobs.csv")
+        cluster = os.path.join(HERE, "..", "fixtures", "cli", "cluster.yaml")
+        cli_db, py_db = self.path("cli-ev.db"), self.path("py-ev.db")
+        cli("run", "--trace", jobs, "--cluster", cluster, "--policy", "best-fit", "--events",
+            events, "--checkpoint-interval", "5", "--pass-interval", "2", "--out", cli_db)
+        r = utilsim.run(jobs, cluster=cluster, policies="best-fit", events=events,
+                        checkpoint_interval_s=5, pass_interval_s=2, out=py_db)
+        self.assertEqual(r.summary["interruptions"], 1)
+        self.assertEqual(read_bytes(py_db), read_bytes(cli_db))
+        with self.assertRaisesRegex(ValueError, r"events: expected the path"):
+            utilsim.run(jobs, cluster=cluster, events=3)
+
     def test_four_parallel_runs_equal_four_cli_runs(self):
         policies = ["best-fit", "first-fit", "worst-fit", "tiresias:thresholds=600/6000+best-fit"]
         runs = utilsim.run("builtin:demo", policies=policies, jobs=500, threads=4)

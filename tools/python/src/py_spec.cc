@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "utilsim/traces/cluster_events_yaml.h"
+
 namespace utilsim::python {
 namespace {
 
@@ -40,6 +42,8 @@ const std::vector<Range>& Ranges() {
       {"sample_interval_s", "seconds > 0", 0, INFINITY, true},
       {"horizon_s", "seconds >= 0 or None", 0, INFINITY, false},
       {"price_per_gpu_h", "a price >= 0", 0, INFINITY, false},
+      {"checkpoint_interval_s", "seconds > 0", 0, INFINITY, true},
+      {"pass_interval_s", "seconds >= 0", 0, INFINITY, false},
   };
   return kRanges;
 }
@@ -70,9 +74,9 @@ double RangeValue(const Range& r, const py::handle& v) {
 
 py::list SpecKeys() {
   py::list keys;
-  for (const char* k :
-       {"model", "comm_fraction", "sharing", "mps_thread_pct", "cpu_alloc", "window", "warmup_s",
-        "restart_cost_s", "sample_interval_s", "horizon_s", "price_per_gpu_h"})
+  for (const char* k : {"model", "comm_fraction", "sharing", "mps_thread_pct", "cpu_alloc",
+                        "window", "warmup_s", "restart_cost_s", "sample_interval_s", "horizon_s",
+                        "price_per_gpu_h", "events", "checkpoint_interval_s", "pass_interval_s"})
     keys.append(k);
   return keys;
 }
@@ -120,6 +124,16 @@ RunOptions ParseRunOptions(const py::dict& spec, uint64_t seed) {
       if (key == "sample_interval_s") s.sample_interval = ToMicros(d, key, true);
       if (key == "horizon_s") s.horizon = ToMicros(d, key, false);
       if (key == "price_per_gpu_h") s.price_per_gpu_h = d;
+      if (key == "checkpoint_interval_s") s.checkpoint_interval = ToMicros(d, key, true);
+      if (key == "pass_interval_s") s.pass_interval = ToMicros(d, key, false);
+    } else if (key == "events") {  // a cluster events file (docs/cluster-events.md)
+      if (!py::isinstance<py::str>(v))
+        throw py::value_error("events: expected the path of an events file, got " + Repr(v));
+      auto ev = ReadClusterEventsYaml(py::str(v).cast<std::string>());
+      if (!ev.ok()) ThrowStatus(ev.status());
+      s.cluster_events = std::move(ev.value().events);
+      s.failures = std::move(ev.value().failures);
+      s.checkpoints_by_kind = ev.value().checkpoints;
     } else {
       throw py::value_error("unknown keyword argument '" + key + "'; accepted: " +
                             py::str(", ").attr("join")(SpecKeys()).cast<std::string>());

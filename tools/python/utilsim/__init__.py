@@ -145,7 +145,10 @@ def run(
     format    the trace's format (default: detected)
     **spec    model, comm_fraction, sharing, mps_thread_pct, cpu_alloc,
               window, warmup_s, restart_cost_s, sample_interval_s, horizon_s,
-              price_per_gpu_h (the command line's options of the same names)
+              price_per_gpu_h, events (an events file: nodes down, drained,
+              added or removed, failures, stragglers; docs/cluster-events.md),
+              checkpoint_interval_s, pass_interval_s (the command line's
+              options of the same names)
 
     Bad arguments raise ValueError naming the key; input, run and output
     failures raise UtilsimError (InvalidArgumentError, also a ValueError,
