@@ -162,10 +162,10 @@ Micros DrawRepair(const FailureClass& c, Rng& rng) {
 // over).
 Status TooMany(const FailureClass& c, double expected, double days) {
   const std::string unit = c.scope == FailureScope::kNode ? "node" : "rack";
-  const std::string what = days > 0
-                               ? "about " + FailNum(expected) + " failures expected over " + FailNum(days) +
-                                     " days, more than " + std::to_string(kMaxFailures)
-                               : "more than " + std::to_string(kMaxFailures) + " failures";
+  const std::string what = days > 0 ? "about " + FailNum(expected) + " failures expected over " +
+                                          FailNum(days) + " days, more than " +
+                                          std::to_string(kMaxFailures)
+                                    : "more than " + std::to_string(kMaxFailures) + " failures";
   return Status::Error(Prefix(c.where) + "failure class '" + c.component + "': " + what +
                        ": is the rate per " + unit + "-day right?");
 }
