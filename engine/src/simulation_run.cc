@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "simulation.h"
+#include "utilsim/engine/huge_pages.h"
 #include "utilsim/engine/units.h"
 
 namespace utilsim {
@@ -41,10 +42,11 @@ Status Simulation::Init() {
   if (!(cfg_.comm_fraction >= 0 && cfg_.comm_fraction <= 1))
     return Status::Error("comm fraction must be 0..1, got " + std::to_string(cfg_.comm_fraction));
   const size_t n = w_.jobs.size();
-  runs_.assign(n, JobRun{});
-  wait_.assign(n, WaitTrack{});
-  waits_.assign(n, {});
-  masks_.resize(n);
+  // Per-job arrays in huge pages (huge_pages.h): fewer page faults.
+  AssignHuge(runs_, n, JobRun{});
+  AssignHuge(wait_, n, WaitTrack{});
+  AssignHuge(waits_, n, std::vector<WaitInterval>{});
+  AssignHuge(masks_, n, ModelMask{0});
   for (size_t j = 0; j < n; ++j) {
     masks_[j] = cluster_.ResolveModels(w_.jobs[j].gpu_models);
     if (j > 0 && w_.jobs[j].submit < w_.jobs[j - 1].submit)
@@ -89,9 +91,9 @@ Status Simulation::Init() {
   if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
   finishes_.Reset(n);
   if (cfg_.keep_rows) {
-    jobs_.resize(n);
+    AssignHuge(jobs_, n, JobRecord{});
   } else {
-    figures_.resize(n);
+    AssignHuge(figures_, n, JobFigures{});
     if (cfg_.fragmentation)
       frag_meter_ = std::make_unique<FragMeter>(std::vector<Micros>{window_start_, marks_[0].time},
                                                 marks_[1].time, cluster_.total_gpus());

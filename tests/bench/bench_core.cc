@@ -5,25 +5,46 @@
 // divided by (ref_ratio): the distance to the limit, measured in one run.
 // Prints one machine-readable line.
 //
-// Usage: bench_core [--policy NAME] [--out FILE] [--jobs N]
+// By default the rows stream into the database while the run goes
+// (ResultWriter, a writer thread; the run keeps no rows): simulate_s then
+// includes what the writer thread costs the engine thread (on one core, all
+// of it) and write_s is the rest (the runs row, commit, rename). With
+// --stream 0 the run keeps its rows and WriteResults writes them after.
+//
+// Usage: bench_core [--policy NAME] [--out FILE] [--jobs N] [--model M]
+//                   [--shared-storage 0|1] [--stream 0|1]
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "reference_loop.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/engine/stall_model.h"
 #include "utilsim/policies/registry.h"
 #include "utilsim/results/result_store.h"
+#include "utilsim/results/result_writer.h"
 #include "utilsim/workloads/synthetic.h"
 
 namespace {
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+// Resident memory now, MiB (/proc/self/statm; 0 where there is none).
+double RssMiB() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+                      (1024.0 * 1024.0)
+                : 0;
 }
 double PeakRssMiB() {
   rusage u{};
@@ -35,7 +56,7 @@ double PeakRssMiB() {
 int main(int argc, char** argv) {
   std::string policy = "best-fit", out = "/tmp/utilsim-bench.db", model = "whole-gpu";
   int64_t jobs = -1;
-  bool shared_storage = false;
+  bool shared_storage = false, stream = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--policy"))
       policy = argv[i + 1];
@@ -47,10 +68,13 @@ int main(int argc, char** argv) {
       model = argv[i + 1];
     else if (!std::strcmp(argv[i], "--shared-storage"))
       shared_storage = !std::strcmp(argv[i + 1], "1");
+    else if (!std::strcmp(argv[i], "--stream"))
+      stream = !std::strcmp(argv[i + 1], "1");
   }
   using namespace utilsim;
   SyntheticParams p = BenchParams();
   if (jobs >= 0) p.jobs = jobs;
+  const double rss0 = RssMiB();
   const double t0 = Now();
   Workload w = GenerateSynthetic(p, 1);
   ClusterSpec c = SyntheticCluster(p);
@@ -65,6 +89,7 @@ int main(int argc, char** argv) {
     }
   }
   const double t1 = Now();
+  const double rss1 = RssMiB();
   auto sched = BuiltinPolicies().Make(policy);
   if (!sched.ok()) {
     std::fprintf(stderr, "%s\n", sched.status().message().c_str());
@@ -81,13 +106,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--model: expected whole-gpu, stall-serial or stall-overlapped\n");
     return 1;
   }
+  std::unique_ptr<ResultWriter> writer;
+  if (stream) {
+    auto opened = ResultWriter::Open(out);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "%s\n", opened.status().message().c_str());
+      return 1;
+    }
+    writer = std::move(opened.value());
+    cfg.sink = writer.get();
+    cfg.keep_rows = false;
+  }
   auto r = Simulate(c, w, *sched.value(), cfg);
   if (!r.ok()) {
     std::fprintf(stderr, "%s\n", r.status().message().c_str());
     return 1;
   }
   const double t2 = Now();
-  Status s = WriteResults({r.value()}, out);
+  std::vector<RunResult> runs;
+  if (!stream) runs.push_back(std::move(r.value()));
+  Status s = stream ? writer->Commit() : WriteResults(runs, out);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     return 1;
@@ -102,16 +140,26 @@ int main(int argc, char** argv) {
     ref = bench::ReferenceLoop(c).Run(w);
     ref_s = std::min(ref_s, Now() - a);
   }
-  const double events = static_cast<double>(r.value().summary.events);
+  const RunResult& summary_of = stream ? r.value() : runs.front();
+  // Bytes per job: the workload (resident growth while generating), the
+  // run (peak above that: engine state, results, SQLite's cache) and in all.
+  const double peak = PeakRssMiB();
+  auto per_job = [&](double mib) {
+    return w.jobs.empty() ? 0.0 : mib * 1024 * 1024 / static_cast<double>(w.jobs.size());
+  };
+  const double events = static_cast<double>(summary_of.summary.events);
   std::printf(
-      "policy=%s model=%s jobs=%zu gpus=%lld generate_s=%.3f simulate_s=%.3f write_s=%.3f "
+      "policy=%s model=%s stream=%d jobs=%zu gpus=%lld generate_s=%.3f simulate_s=%.3f "
+      "write_s=%.3f "
       "total_s=%.3f "
       "events=%.0f events_per_s=%.0f jobs_per_s=%.0f peak_rss_mib=%.0f allocation_pct=%.2f "
-      "effective_util_pct=%.2f wait_p95_s=%.0f ref_s=%.3f ref_ratio=%.2f ref_started=%lld\n",
-      policy.c_str(), r.value().meta.progress_model.c_str(), w.jobs.size(),
+      "effective_util_pct=%.2f wait_p95_s=%.0f ref_s=%.3f ref_ratio=%.2f ref_started=%lld "
+      "workload_bytes_per_job=%.0f run_bytes_per_job=%.0f bytes_per_job=%.0f\n",
+      policy.c_str(), summary_of.meta.progress_model.c_str(), stream ? 1 : 0, w.jobs.size(),
       static_cast<long long>(c.total_gpus()), t1 - t0, t2 - t1, t3 - t2, t3 - t0, events,
-      events / (t2 - t1), static_cast<double>(w.jobs.size()) / (t2 - t1), PeakRssMiB(),
-      r.value().summary.allocation_pct, r.value().summary.effective_util_pct,
-      r.value().summary.wait_p95_s, ref_s, (t2 - t1) / ref_s, static_cast<long long>(ref.started));
+      events / (t2 - t1), static_cast<double>(w.jobs.size()) / (t2 - t1), peak,
+      summary_of.summary.allocation_pct, summary_of.summary.effective_util_pct,
+      summary_of.summary.wait_p95_s, ref_s, (t2 - t1) / ref_s, static_cast<long long>(ref.started),
+      per_job(rss1 - rss0), per_job(peak - rss1), per_job(peak));
   return 0;
 }

@@ -25,6 +25,10 @@ run() {  # label, command...
 for policy in best-fit first-fit worst-fit epvm stranding-hybrid tetris gpu-packing gpu-clustering fgd random topology-aware; do
   run "core, 1M jobs, 10k GPUs, $policy" $PIN "$BUILD/tests/bench/bench_core" --policy "$policy" --out "$TMP/core.db"
 done
+# The rows kept and written after the run (no streaming), and the default
+# (streamed) run on both cores, where the writer thread has a core of its own.
+run "core, 1M jobs, 10k GPUs, best-fit, rows kept, written after" $PIN "$BUILD/tests/bench/bench_core" --policy best-fit --stream 0 --out "$TMP/core.db"
+run "core, 1M jobs, 10k GPUs, best-fit, streamed, 2 cores" "$BUILD/tests/bench/bench_core" --policy best-fit --out "$TMP/core.db"
 # The richer progress model against the simple one, same trace and policy.
 for model in stall-serial stall-overlapped; do
   run "core, 1M jobs, 10k GPUs, best-fit, --model $model" $PIN "$BUILD/tests/bench/bench_core" --policy best-fit --model "$model" --out "$TMP/core.db"

@@ -92,6 +92,40 @@ TEST(Cli, RunWritesHandComputedResults) {
   EXPECT_TRUE(Has(out, "Results written to " + db));
 }
 
+// A single run whose rows go only to --out streams them into the database
+// while it runs (ResultWriter); with --csv too it keeps them and writes the
+// database after. Both files hold the same run, notes added after the
+// engine included.
+TEST(Cli, StreamedAndKeptResultsAgree) {
+  const std::string dir = testutil::TempDir();
+  const std::string args = "run --jobs 3000 --policy fifo+colocate:threshold=0.9";
+  std::string out;
+  ASSERT_EQ(RunCli(args + " --out " + dir + "/streamed.db", &out), 0) << out;
+  ASSERT_EQ(RunCli(args + " --out " + dir + "/kept.db --csv " + dir + "/csv", &out), 0) << out;
+  auto a = ReadResults(dir + "/streamed.db");
+  auto b = ReadResults(dir + "/kept.db");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  const RunResult &x = a.value().at(0), &y = b.value().at(0);
+  EXPECT_EQ(x.meta.notes, y.meta.notes);
+  EXPECT_TRUE(Has(x.meta.notes, "policy parameters")) << x.meta.notes;
+  EXPECT_EQ(x.summary.wait_max_s, y.summary.wait_max_s);
+  EXPECT_GT(x.summary.wait_max_s, 0);  // it queued: waits rows were streamed
+  ASSERT_EQ(x.jobs.size(), 3000u);
+  ASSERT_EQ(x.jobs.size(), y.jobs.size());
+  size_t waits = 0;
+  for (size_t k = 0; k < x.jobs.size(); ++k) {
+    EXPECT_EQ(x.jobs[k].job, k);
+    EXPECT_EQ(x.jobs[k].start, y.jobs[k].start);
+    EXPECT_EQ(x.jobs[k].finish, y.jobs[k].finish);
+    EXPECT_EQ(x.jobs[k].placement, y.jobs[k].placement);
+    EXPECT_EQ(x.jobs[k].waits.size(), y.jobs[k].waits.size());
+    waits += x.jobs[k].waits.size();
+  }
+  EXPECT_GT(waits, 0u);
+  EXPECT_EQ(x.samples.size(), y.samples.size());
+}
+
 // --events (docs/cluster-events.md) on the hand-computed run above: gpu-1
 // is down 20..50 s and kills b (no checkpoints: it restarts from the start
 // at 50 and ends at 100); c and d queue behind it as before b's kill: c

@@ -32,12 +32,16 @@ Inputs Load() {
   return std::move(in).value();
 }
 
+// The CLI's database written after the run, as WriteResults writes it: with
+// --csv too, `run` keeps its rows instead of streaming them (a streamed file
+// holds the same rows in another order: result_writer_test.cc).
 std::string CliDb(const std::string& dir, const std::string& policy, size_t i) {
   const std::string db = dir + "/cli" + std::to_string(i) + ".db";
   std::string out;
   const int rc =
       testutil::RunCli("run --trace builtin:demo --jobs " + std::to_string(kJobs) +
-                           " --seed 7 --progress never --policy '" + policy + "' --out " + db,
+                           " --seed 7 --progress never --policy '" + policy + "' --out " + db +
+                           " --csv " + dir + "/csv" + std::to_string(i),
                        &out);
   EXPECT_EQ(rc, 0) << out;
   return testutil::ReadFile(db);

@@ -376,6 +376,33 @@ TEST(ResultStoreTest, ReadReportsBadValues) {
             path + ": table jobs, column submit_s: bad value");
 }
 
+// Job rows in any order read back in job order (a streamed file holds them
+// in the order the jobs ended); a job twice or missing is an error.
+TEST(ResultStoreTest, ReadPlacesJobRowsByIndex) {
+  const std::string path = testutil::TempDir() + "/r.db";
+  std::vector<RunResult> runs = MakeRuns();
+  ASSERT_TRUE(WriteResults(runs, path).ok());
+  // Reverse run 1's job rows: delete them and insert them back last first.
+  Query(path, "CREATE TABLE t AS SELECT * FROM jobs WHERE run_id = 1 ORDER BY job_index DESC");
+  Query(path, "DELETE FROM jobs WHERE run_id = 1");
+  Query(path, "INSERT INTO jobs SELECT * FROM t ORDER BY rowid");
+  Query(path, "DROP TABLE t");
+  EXPECT_EQ(Query(path, "SELECT job_index FROM jobs WHERE run_id = 1 LIMIT 1"),
+            std::vector<std::string>{std::to_string(runs[0].jobs.size() - 1)});
+  Result<std::vector<RunResult>> back = ReadResults(path);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ExpectRunsEqual(runs, back.value());
+
+  Query(path, "UPDATE jobs SET job_index = 0 WHERE run_id = 1 AND job_index = 1");
+  EXPECT_EQ(ReadResults(path).status().message(),
+            path + ": table jobs, column job_index: job 0 appears twice");
+  Query(path,
+        "DELETE FROM jobs WHERE run_id = 1 AND job_index = 0 AND rowid = "
+        "(SELECT max(rowid) FROM jobs WHERE run_id = 1 AND job_index = 0)");
+  EXPECT_EQ(ReadResults(path).status().message(),
+            path + ": table jobs, column job_index: job 1 of run 1 is missing");
+}
+
 TEST(ResultStoreTest, ManyRowsRoundTrip) {
   std::vector<RunResult> runs = MakeRuns();
   for (RunResult& run : runs) {

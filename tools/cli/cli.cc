@@ -32,6 +32,7 @@
 #include "utilsim/policies/registry.h"
 #include "utilsim/results/csv_export.h"
 #include "utilsim/results/result_store.h"
+#include "utilsim/results/result_writer.h"
 #include "utilsim/traces/canonical.h"
 #include "utilsim/traces/text_writer.h"
 
@@ -97,6 +98,16 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
   auto bar = ProgressBar::ForStderr(title.substr(8, title.find(':') - 8),  // "utilsim run: x"
                                     ParseProgressMode(o.progress).value());
   spec.progress = bar ? bar->board() : nullptr;
+  // One run whose rows go nowhere but the database: they stream into it
+  // while the run goes (ResultWriter), and are never all held in memory.
+  std::unique_ptr<ResultWriter> writer;
+  if (policies.size() == 1 && !o.out.empty() && o.csv_dir.empty() && o.report.empty()) {
+    auto opened = ResultWriter::Open(o.out, Guard(o, "--out"));
+    if (!opened.ok()) return opened.status();
+    writer = std::move(opened).value();
+    spec.sink = writer.get();
+    spec.keep_rows = false;
+  }
   auto results = RunPolicies(in.value(), reg, policies, spec);
   bar.reset();
   if (!results.ok()) return results.status();
@@ -119,7 +130,9 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
     std::cout << buf;
   }
   if (!o.out.empty()) {
-    if (Status s = WriteResults(runs, o.out, Guard(o, "--out")); !s.ok()) return s;
+    if (Status s = writer ? writer->Commit(&runs[0]) : WriteResults(runs, o.out, Guard(o, "--out"));
+        !s.ok())
+      return s;
     std::cout << "\nResults written to " << o.out
               << " (tables runs, jobs, samples, waits; schema in docs/results.md)\n";
   }

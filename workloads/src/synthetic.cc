@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "synthetic_parts.h"
+#include "utilsim/engine/huge_pages.h"
 #include "utilsim/engine/rng.h"
 #include "utilsim/engine/units.h"
 #include "utilsim/workloads/published_stats.h"
@@ -155,7 +156,7 @@ Workload GenerateSynthetic(const SyntheticParams& p, uint64_t seed) {
   constexpr int64_t kMib = int64_t{1} << 20;
   const double max_runtime_s = static_cast<double>(p.runtime_max_s);
 
-  w.jobs.reserve(static_cast<size_t>(p.jobs));
+  ReserveHuge(w.jobs, static_cast<size_t>(p.jobs));
   int64_t t_us = 0;
   for (int64_t i = 0; i < p.jobs; ++i) {
     Job& job = w.jobs.emplace_back();

@@ -354,6 +354,8 @@ Result<RunResult> PreparedRun::Simulate(const std::string& policy, EventObserver
   SimConfig c = s.cfg;
   if (s.meter) c.fragmentation = MakeFragmentationSampler(s.meter);
   c.observer = std::move(observer);
+  c.sink = s.spec.sink;
+  c.keep_rows = s.spec.keep_rows || s.mig.has_value();  // MIG figures need the rows
   auto r = utilsim::Simulate(s.cluster, s.workload, *sched, c);
   if (!r.ok()) return r.status();
   RunResult out = std::move(r).value();

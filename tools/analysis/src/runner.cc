@@ -15,6 +15,10 @@ Result<std::vector<RunResult>> RunPoliciesOn(const Inputs& in, const ClusterSpec
                                              const PolicyRegistry& reg,
                                              const std::vector<std::string>& policies,
                                              const RunSpec& spec) {
+  if (spec.sink && policies.size() != 1)
+    return Status::Error(
+        StatusCode::kInvalidArgument,
+        "a result sink takes one run; " + std::to_string(policies.size()) + " policies given");
   auto built = BuildRun(spec, in, cluster, reg);
   if (!built.ok()) return built.status();
   const PreparedRun& run = *built.value();

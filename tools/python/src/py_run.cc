@@ -17,6 +17,7 @@
 #include "utilsim/io/inputs.h"
 #include "utilsim/io/output_path.h"
 #include "utilsim/results/result_store.h"
+#include "utilsim/results/result_writer.h"
 
 namespace utilsim::python {
 namespace {
@@ -118,6 +119,16 @@ py::list RunPy(const std::string& trace, const std::string& cluster,
   }
   const OutputGuard guard{"out", InputPaths(input, profiles), false, kDbFormat};
   if (Status s = CheckOutput(out, guard); !s.ok()) ThrowStatus(s);
+  // One policy: its rows stream into `out` while it runs, as `utilsim run
+  // --out` does, so the two files are byte-identical (the rows are kept too,
+  // for the DataFrames). Several: written after, as `compare --out` does.
+  std::unique_ptr<ResultWriter> writer;
+  if (!out.empty() && policies.size() == 1) {
+    auto opened = ResultWriter::Open(out, guard);
+    if (!opened.ok()) ThrowStatus(opened.status());
+    writer = std::move(opened).value();
+    opt.spec.sink = writer.get();
+  }
 
   Batch batch;
   Status failed;
@@ -145,7 +156,14 @@ py::list RunPy(const std::string& trace, const std::string& cluster,
   std::vector<std::shared_ptr<RunData>> runs;
   for (auto& r : batch.results)
     runs.push_back(std::make_shared<RunData>(RunData{std::move(r).value()}));
-  if (!out.empty()) {
+  if (writer) {
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = writer->Commit(&runs.front()->run);
+    }
+    if (!s.ok()) ThrowStatus(s);
+  } else if (!out.empty()) {
     std::vector<RunResult> all;
     for (const auto& r : runs) all.push_back(r->run);
     Status s;

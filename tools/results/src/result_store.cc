@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "result_schema.h"
+#include "result_sql.h"
 #include "sqlite_util.h"
 #include "utilsim/traces/temp_file.h"
 
@@ -19,67 +20,10 @@ using results::Db;
 using results::Stmt;
 using results::Table;
 
-const char* SqlType(results::ColumnType t) {
-  switch (t) {
-    case results::ColumnType::kInteger:
-      return "INTEGER";
-    case results::ColumnType::kReal:
-      return "REAL";
-    case results::ColumnType::kText:
-      return "TEXT";
-  }
-  return "";
-}
-
-std::string CreateSql(const Table& t) {
-  std::string sql = std::string("CREATE TABLE ") + t.name + "(";
-  for (size_t k = 0; k < t.columns.size(); ++k) {
-    if (k) sql += ", ";
-    sql += t.columns[k].name + " " + SqlType(t.columns[k].type);
-    if (k == 0 && std::string_view(t.name) == "runs") sql += " PRIMARY KEY";
-  }
-  return sql + ")";
-}
-
 std::string ColumnList(const Table& t) {
   std::string s;
   for (size_t k = 0; k < t.columns.size(); ++k) s += (k ? ", " : "") + t.columns[k].name;
   return s;
-}
-
-std::string InsertSql(const Table& t) {
-  std::string sql = std::string("INSERT INTO ") + t.name + "(" + ColumnList(t) + ") VALUES(";
-  for (size_t k = 0; k < t.columns.size(); ++k) sql += k ? ",?" : "?";
-  return sql + ")";
-}
-
-// Binds `row` to `st` and runs it. Text cells are bound without copying: the
-// record they point into outlives the step.
-bool InsertRow(sqlite3_stmt* st, const std::vector<Cell>& row) {
-  static const char kEmpty[] = "";
-  for (size_t k = 0; k < row.size(); ++k) {
-    const Cell& c = row[k];
-    int i = static_cast<int>(k) + 1, rc = SQLITE_OK;
-    switch (c.kind) {
-      case Cell::Kind::kNull:
-        rc = sqlite3_bind_null(st, i);
-        break;
-      case Cell::Kind::kInt:
-        rc = sqlite3_bind_int64(st, i, c.i);
-        break;
-      case Cell::Kind::kReal:
-        rc = sqlite3_bind_double(st, i, c.d);
-        break;
-      case Cell::Kind::kText:
-        rc = sqlite3_bind_text(st, i, c.s.data() ? c.s.data() : kEmpty,
-                               static_cast<int>(c.s.size()), SQLITE_STATIC);
-        break;
-    }
-    if (rc != SQLITE_OK) return false;
-  }
-  int rc = sqlite3_step(st);
-  sqlite3_reset(st);
-  return rc == SQLITE_DONE;
 }
 
 // Writes the whole database into `file`; errors name `path`, the user's name.
@@ -93,67 +37,39 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
   if (!db.Open(file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX)) {
     return fail("cannot create database");
   }
-  // page_size must precede the first table. Without a journal a failed write
-  // leaves a broken temporary file, which is removed anyway.
-  if (!db.Exec("PRAGMA page_size=4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-               "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768; BEGIN")) {
-    return fail("cannot configure database");
-  }
+  const std::string version = runs.empty() ? "" : runs.front().meta.utilsim_version;
+  if (!results::CreateResultSchema(db)) return fail("cannot create tables");
+  if (!results::WriteMetaTable(db, version)) return fail("cannot write meta");
   const Table* tables[] = {&results::RunsTable(), &results::JobsTable(), &results::SamplesTable(),
                            &results::WaitsTable()};
-  if (!db.Exec("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")) {
-    return fail("cannot create tables");
-  }
-  for (const Table* t : tables) {
-    if (!db.Exec(CreateSql(*t))) return fail("cannot create tables");
-  }
-  // Queued hours per run, tenant and cause, from the waits (docs/results.md).
-  if (!db.Exec("CREATE VIEW waits_by_cause AS SELECT w.run_id AS run_id, j.tenant AS tenant, "
-               "w.cause AS cause, COUNT(DISTINCT w.job_index) AS jobs, "
-               "SUM(w.to_s - w.from_s) / 3600.0 AS wait_h FROM waits w JOIN jobs j "
-               "ON j.run_id = w.run_id AND j.job_index = w.job_index "
-               "GROUP BY w.run_id, j.tenant, w.cause")) {
-    return fail("cannot create views");
-  }
-  Stmt meta;
-  if (!meta.Prepare(db, "INSERT INTO meta(key, value) VALUES(?, ?)")) return fail("cannot write");
-  const std::string version = runs.empty() ? "" : runs.front().meta.utilsim_version;
-  const std::string schema = std::to_string(kResultsSchemaVersion);
-  const std::pair<std::string, std::string> entries[] = {
-      {"schema_version", schema}, {"utilsim_version", version}, {"created_by", "utilsim"}};
-  for (const auto& [key, value] : entries) {
-    if (!InsertRow(meta.get(), {Cell::Text(key), Cell::Text(value)})) {
-      return fail("cannot write meta");
-    }
-  }
 
   // Table by table, runs in order: one contiguous stretch of pages per table.
   std::vector<Cell> row;
   Stmt insert[4];
   for (int t = 0; t < 4; ++t) {
-    if (!insert[t].Prepare(db, InsertSql(*tables[t]))) return fail("cannot write");
+    if (!insert[t].Prepare(db, results::InsertSql(*tables[t]))) return fail("cannot write");
   }
   for (size_t r = 0; r < runs.size(); ++r) {
     results::RunRow(static_cast<int64_t>(r + 1), runs[r], &row);
-    if (!InsertRow(insert[0].get(), row)) return fail("cannot write runs");
+    if (!results::InsertRow(insert[0].get(), row)) return fail("cannot write runs");
   }
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const JobRecord& j : runs[r].jobs) {
       results::JobRow(static_cast<int64_t>(r + 1), j, &row);
-      if (!InsertRow(insert[1].get(), row)) return fail("cannot write jobs");
+      if (!results::InsertRow(insert[1].get(), row)) return fail("cannot write jobs");
     }
   }
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const Sample& s : runs[r].samples) {
       results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
-      if (!InsertRow(insert[2].get(), row)) return fail("cannot write samples");
+      if (!results::InsertRow(insert[2].get(), row)) return fail("cannot write samples");
     }
   }
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const JobRecord& j : runs[r].jobs) {
       for (const WaitInterval& w : j.waits) {
         results::WaitRow(static_cast<int64_t>(r + 1), j.job, w, &row);
-        if (!InsertRow(insert[3].get(), row)) return fail("cannot write waits");
+        if (!results::InsertRow(insert[3].get(), row)) return fail("cannot write waits");
       }
     }
   }
@@ -222,13 +138,8 @@ std::string WaitCauseColumn(WaitCause c) {
 
 Status WriteResults(const std::vector<RunResult>& runs, const std::string& path,
                     const OutputGuard& guard) {
-  OutputGuard g = guard;
-  g.allow_stdout = false;
-  g.format = "a SQLite results database";
-  if (path.empty())
-    return Status::Error((g.option.empty() ? std::string() : g.option + ": ") +
-                         "no path given for the results database");
-  if (Status s = CheckOutput(path, g); !s.ok()) return s;
+  OutputGuard g;
+  if (Status s = results::CheckResultsPath(path, guard, &g); !s.ok()) return s;
   traces::TempFile tmp;
   if (Status s = tmp.Create(path); !s.ok()) return s;
   tmp.CloseFd();  // SQLite opens the (empty) file by name
@@ -284,10 +195,36 @@ Result<std::vector<RunResult>> ReadResults(const std::string& path) {
       db, results::RunsTable(), "run_id", run_index, path,
       [&](size_t r, const std::vector<Cell>& row) { return results::ParseRunRow(row, &runs[r]); });
   if (s.ok()) {
+    // Each record goes to its job_index: a file written after the run holds
+    // the rows in job order, a streamed one (ResultWriter) in the order the
+    // jobs ended. Every index from 0 must appear exactly once.
+    std::vector<std::vector<char>> seen(runs.size());
     s = ReadTable(db, results::JobsTable(), "rowid", run_index, path,
                   [&](size_t r, const std::vector<Cell>& row) {
-                    return results::ParseJobRow(row, &runs[r].jobs.emplace_back());
+                    JobRecord rec;
+                    if (Status p = results::ParseJobRow(row, &rec); !p.ok()) return p;
+                    std::vector<JobRecord>& jobs = runs[r].jobs;
+                    const size_t k = rec.job;
+                    if (k >= jobs.size()) {
+                      jobs.resize(k + 1);
+                      seen[r].resize(k + 1, 0);
+                    }
+                    if (seen[r][k])
+                      return Status::Error("table jobs, column job_index: job " +
+                                           std::to_string(k) + " appears twice");
+                    seen[r][k] = 1;
+                    jobs[k] = std::move(rec);
+                    return Status::Ok();
                   });
+    for (size_t r = 0; s.ok() && r < runs.size(); ++r) {
+      for (size_t k = 0; k < seen[r].size(); ++k) {
+        if (!seen[r][k]) {
+          s = Status::Error(path + ": table jobs, column job_index: job " + std::to_string(k) +
+                            " of run " + std::to_string(r + 1) + " is missing");
+          break;
+        }
+      }
+    }
   }
   if (s.ok()) {
     s = ReadTable(db, results::SamplesTable(), "rowid", run_index, path,

@@ -23,6 +23,11 @@ class Db {
   bool Exec(const std::string& sql) {
     return sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
   }
+  // Closes the connection now (as the destructor would); statements first.
+  void Close() {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
   sqlite3* get() const { return db_; }
   int code() const { return db_ ? sqlite3_errcode(db_) : SQLITE_NOMEM; }
   std::string message() const { return db_ ? sqlite3_errmsg(db_) : "out of memory"; }
@@ -42,6 +47,11 @@ class Stmt {
   bool Prepare(const Db& db, const std::string& sql) {
     return sqlite3_prepare_v3(db.get(), sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &st_,
                               nullptr) == SQLITE_OK;
+  }
+  // Finalizes the statement now (as the destructor would).
+  void Finalize() {
+    sqlite3_finalize(st_);
+    st_ = nullptr;
   }
   sqlite3_stmt* get() const { return st_; }
 

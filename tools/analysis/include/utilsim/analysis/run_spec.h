@@ -127,6 +127,16 @@ struct RunSpec {
   // run, which then ends as "stopped on request". It must not throw.
   ProgressBoard* progress = nullptr;
   EventObserver observer;
+  // `sink`: receives the rows of the run as they become final (result_sink.h;
+  // e.g. a ResultWriter, results/result_writer.h). One run only: RunPolicies
+  // refuses a sink with more than one policy. With keep_rows = false the
+  // result holds no jobs or samples (its meta and summary are complete),
+  // except with MIG, whose figures need the rows: those keep them anyway.
+  // The sink's OnEnd gets the engine's meta; the notes this run adds after
+  // the engine (transforms, policy parameters, MIG figures) are only in the
+  // returned result's meta (give that to ResultWriter::Commit).
+  ResultSink* sink = nullptr;
+  bool keep_rows = true;
 };
 
 // Checks the ranges of a spec on its own (BuildRun also checks it against
