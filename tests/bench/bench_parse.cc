@@ -2,7 +2,8 @@
 // readers, and the canonical CSV of the one-million-job benchmark workload.
 // Prints one line per input: rows, bytes (uncompressed), seconds, rows/s, MB/s.
 //
-// Usage: bench_parse TRACES_DIR TMP_DIR
+// Usage: bench_parse TRACES_DIR TMP_DIR [ONLY]   (ONLY: run the inputs whose
+// name starts with it, e.g. "canonical", for a profile of one reader)
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -26,7 +27,10 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+std::string only;  // name prefix of the inputs to run ("" = all)
+
 void Report(const char* name, const std::function<std::pair<int64_t, int64_t>()>& read) {
+  if (std::string(name).rfind(only, 0) != 0) return;
   const double t0 = Now();
   auto [rows, bytes] = read();
   const double s = Now() - t0;
@@ -49,10 +53,11 @@ std::pair<int64_t, int64_t> Counts(const R& r) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: bench_parse TRACES_DIR TMP_DIR\n");
+    std::fprintf(stderr, "usage: bench_parse TRACES_DIR TMP_DIR [ONLY]\n");
     return 2;
   }
   const std::string dir = argv[1], tmp = argv[2];
+  if (argc > 3) only = argv[3];
   auto p = [&](const std::string& rel) { return dir + "/" + rel; };
   Report("aaic-2017Q3..2018Q1.csv.gz", [&] {
     return Counts(
