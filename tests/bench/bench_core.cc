@@ -16,7 +16,8 @@
 // --stream 0 the run keeps its rows and WriteResults writes them after.
 //
 // Usage: bench_core [--policy NAME] [--out FILE] [--jobs N] [--model M]
-//                   [--shared-storage 0|1] [--stream 0|1]
+//                   [--shared-storage 0|1] [--stream 0|1] [--nodes N]
+// The scale test of issue 18: --jobs 10000000 --nodes 12500 (100,000 GPUs).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -68,6 +69,7 @@ double PeakRssMiB() {
 int main(int argc, char** argv) {
   std::string policy = "best-fit", out = "/tmp/utilsim-bench.db", model = "whole-gpu";
   int64_t jobs = -1;
+  int nodes = -1;  // of 8 GPUs; -1 = BenchParams' 1,250
   bool shared_storage = false, stream = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--policy"))
@@ -76,6 +78,8 @@ int main(int argc, char** argv) {
       out = argv[i + 1];
     else if (!std::strcmp(argv[i], "--jobs"))
       jobs = std::stoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--nodes"))
+      nodes = std::stoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--model"))
       model = argv[i + 1];
     else if (!std::strcmp(argv[i], "--shared-storage"))
@@ -86,6 +90,7 @@ int main(int argc, char** argv) {
   using namespace utilsim;
   SyntheticParams p = BenchParams();
   if (jobs >= 0) p.jobs = jobs;
+  if (nodes > 0) p.nodes = nodes;
   const double rss0 = RssMiB();
   const double t0 = Now();
   Workload w = GenerateSynthetic(p, 1);

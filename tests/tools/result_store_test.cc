@@ -400,7 +400,7 @@ TEST(ResultStoreTest, ReadPlacesJobRowsByIndex) {
         "DELETE FROM jobs WHERE run_id = 1 AND job_index = 0 AND rowid = "
         "(SELECT max(rowid) FROM jobs WHERE run_id = 1 AND job_index = 0)");
   EXPECT_EQ(ReadResults(path).status().message(),
-            path + ": table jobs, column job_index: job 1 of run 1 is missing");
+            path + ": table jobs, column job_index: job 2 of a run of 2 jobs");
 }
 
 TEST(ResultStoreTest, ManyRowsRoundTrip) {

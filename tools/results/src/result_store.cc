@@ -197,18 +197,36 @@ Result<std::vector<RunResult>> ReadResults(const std::string& path) {
   if (s.ok()) {
     // Each record goes to its job_index: a file written after the run holds
     // the rows in job order, a streamed one (ResultWriter) in the order the
-    // jobs ended. Every index from 0 must appear exactly once.
+    // jobs ended. Every index from 0 must appear exactly once: n rows with
+    // indices below n and none twice.
     std::vector<std::vector<char>> seen(runs.size());
+    {
+      // Every run's job count first, so that each run's jobs are allocated
+      // once (a streamed file's indices do not come in order).
+      Stmt st;
+      if (!st.Prepare(db, "SELECT run_id, count(*) FROM jobs GROUP BY run_id")) {
+        return Status::Error(path + ": cannot read jobs: " + db.message());
+      }
+      while (sqlite3_step(st.get()) == SQLITE_ROW) {
+        auto it = run_index.find(sqlite3_column_int64(st.get(), 0));
+        if (it == run_index.end()) {
+          return Status::Error(path + ": table jobs: row with an unknown run_id");
+        }
+        const auto n = static_cast<size_t>(sqlite3_column_int64(st.get(), 1));
+        runs[it->second].jobs.resize(n);
+        seen[it->second].assign(n, 0);
+      }
+    }
     s = ReadTable(db, results::JobsTable(), "rowid", run_index, path,
                   [&](size_t r, const std::vector<Cell>& row) {
                     JobRecord rec;
                     if (Status p = results::ParseJobRow(row, &rec); !p.ok()) return p;
                     std::vector<JobRecord>& jobs = runs[r].jobs;
                     const size_t k = rec.job;
-                    if (k >= jobs.size()) {
-                      jobs.resize(k + 1);
-                      seen[r].resize(k + 1, 0);
-                    }
+                    if (k >= jobs.size())
+                      return Status::Error("table jobs, column job_index: job " +
+                                           std::to_string(k) + " of a run of " +
+                                           std::to_string(jobs.size()) + " jobs");
                     if (seen[r][k])
                       return Status::Error("table jobs, column job_index: job " +
                                            std::to_string(k) + " appears twice");
@@ -216,15 +234,6 @@ Result<std::vector<RunResult>> ReadResults(const std::string& path) {
                     jobs[k] = std::move(rec);
                     return Status::Ok();
                   });
-    for (size_t r = 0; s.ok() && r < runs.size(); ++r) {
-      for (size_t k = 0; k < seen[r].size(); ++k) {
-        if (!seen[r][k]) {
-          s = Status::Error(path + ": table jobs, column job_index: job " + std::to_string(k) +
-                            " of run " + std::to_string(r + 1) + " is missing");
-          break;
-        }
-      }
-    }
   }
   if (s.ok()) {
     s = ReadTable(db, results::SamplesTable(), "rowid", run_index, path,
