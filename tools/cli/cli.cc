@@ -356,7 +356,11 @@ int RunMain(int argc, char** argv) {
   AddProfilesOption(run, o);
   AddCoResourceOptions(run, o);
   model_run(run);
-  AddOutputOptions(run, o, db_help, /*csv=*/true);
+  AddOutputOptions(run, o,
+                   db_help +
+                       "; without --csv and --report the rows stream into it while the run "
+                       "goes (never all in memory)",
+                   /*csv=*/true);
 
   CLI::App* cmp = app.add_subcommand(
       "compare", "Simulate several policies on the same trace in parallel and compare them");

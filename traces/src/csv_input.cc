@@ -40,7 +40,37 @@ class GzipInput : public CsvInput {
   std::string path_;
 };
 
+// Passes reads through and counts the bytes.
+class CountingInput : public CsvInput {
+ public:
+  explicit CountingInput(std::unique_ptr<CsvInput> inner) : inner_(std::move(inner)) {}
+  int64_t Read(char* dst, size_t n) override {
+    const int64_t got = inner_->Read(dst, n);
+    if (got < 0) {
+      error = inner_->error;
+      gzip_error = inner_->gzip_error;
+      return got;
+    }
+    bytes_ += got;
+    return got;
+  }
+  const int64_t* bytes() const { return &bytes_; }
+
+ private:
+  std::unique_ptr<CsvInput> inner_;
+  int64_t bytes_ = 0;
+};
+
 }  // namespace
+
+Result<utilsim::CsvReader> OpenCounted(const std::string& path, const int64_t** bytes,
+                                       const CsvOptions& options) {
+  auto input = OpenCsvInput(path);
+  if (!input.ok()) return input.status();
+  auto counting = std::make_unique<CountingInput>(std::move(input).value());
+  *bytes = counting->bytes();  // the object stays where it is, owned by the reader
+  return utilsim::CsvReader::FromInput(std::move(counting), path, options);
+}
 
 Result<std::unique_ptr<CsvInput>> OpenCsvInput(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
