@@ -259,6 +259,7 @@ class Simulation final : public Engine, public PassContext, public RunView {
   std::vector<JobRecord> jobs_;
   std::vector<Sample> samples_;
   std::vector<JobFigures> figures_;
+  WaitMicros wait_us_{};  // queued us by cause over the delivered records (no rows kept)
   std::unique_ptr<FragMeter> frag_meter_;
   int64_t running_ = 0;
   int64_t events_processed_ = 0;

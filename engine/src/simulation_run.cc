@@ -296,7 +296,7 @@ Result<RunResult> Simulation::Finish() {
                                  cfg_.price_per_gpu_h);
     AddSampleFigures(out.samples, &out.summary);
   } else {
-    out.summary = SummaryOf(figures_, totals, cluster_.total_gpus(), ws, we, makespan_s,
+    out.summary = SummaryOf(figures_, wait_us_, totals, cluster_.total_gpus(), ws, we, makespan_s,
                             cfg_.price_per_gpu_h);
     if (frag_meter_ && !frag_meter_->Fill(&out.summary))
       Violate("sampled figures kept for the window", kNoJob,
@@ -384,8 +384,10 @@ void Simulation::Deliver(JobRecord&& rec) {
   const JobIndex j = rec.job;
   if (cfg_.keep_rows)
     jobs_[j] = std::move(rec);
-  else
+  else {
     figures_[j] = FiguresOf(rec);
+    AddWaitMicros(rec, &wait_us_);
+  }
 }
 
 void Simulation::Deliver(Sample&& s) {

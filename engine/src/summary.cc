@@ -34,8 +34,9 @@ double Mean(const std::vector<double>& v) {
 
 // ComputeSummary over n jobs; figure(i) gives job i's JobFigures.
 template <class FigureOf>
-Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t capacity_gpus,
-                Micros window_start, Micros window_end, double makespan_s, double price_per_gpu_h) {
+Summary Compute(size_t n, FigureOf figure, const internal::WaitMicros& wait_us,
+                const WindowTotals& totals, int64_t capacity_gpus, Micros window_start,
+                Micros window_end, double makespan_s, double price_per_gpu_h) {
   Summary s;
   s.capacity_gpus = capacity_gpus;
   s.window_start = window_start;
@@ -66,7 +67,6 @@ Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t c
       waits.push_back(r.wait_s);
       queued.push_back(r.queued_s);
     }
-    for (size_t c = 0; c < kWaitCauses; ++c) s.wait_cause_h[c] += r.wait_cause_s[c] / 3600.0;
     s.interruptions += r.interruptions;
     s.lost_gpu_h += r.lost_gpu_s / 3600.0;
     if (r.outcome == JobOutcome::kFinished && r.ettr >= 0) ettrs.push_back(r.ettr);
@@ -78,6 +78,9 @@ Summary Compute(size_t n, FigureOf figure, const WindowTotals& totals, int64_t c
       ++t.second;
     }
   }
+  constexpr double kMicrosPerHour = 3.6e9;
+  for (size_t c = 0; c < kWaitCauses; ++c)
+    s.wait_cause_h[c] = static_cast<double>(wait_us[c]) / kMicrosPerHour;
   auto idle_h = [&](IdleCause c) { return idle_s[static_cast<size_t>(c)] / 3600.0; };
   s.idle_input_gpu_h = idle_h(IdleCause::kInput);
   s.idle_storage_gpu_h = idle_h(IdleCause::kStorage);
@@ -155,7 +158,6 @@ JobFigures FiguresOf(const JobRecord& r) {
   f.outcome = r.outcome;
   f.tenant = r.tenant;
   f.started = r.start.us >= 0;
-  f.wait_cause_s = r.wait_cause_s;
   f.interruptions = r.interruptions;
   f.lost_gpu_s = r.lost_gpu_s;
   f.ettr = r.ettr;
@@ -170,11 +172,16 @@ JobFigures FiguresOf(const JobRecord& r) {
   return f;
 }
 
-Summary SummaryOf(const std::vector<JobFigures>& jobs, const WindowTotals& totals,
-                  int64_t capacity_gpus, Micros window_start, Micros window_end, double makespan_s,
-                  double price_per_gpu_h) {
+void AddWaitMicros(const JobRecord& r, WaitMicros* sum) {
+  for (size_t c = 0; c < kWaitCauses; ++c)
+    (*sum)[c] += std::llround(r.wait_cause_s[c] * static_cast<double>(kMicrosPerSecond));
+}
+
+Summary SummaryOf(const std::vector<JobFigures>& jobs, const WaitMicros& wait_us,
+                  const WindowTotals& totals, int64_t capacity_gpus, Micros window_start,
+                  Micros window_end, double makespan_s, double price_per_gpu_h) {
   return Compute(
-      jobs.size(), [&](size_t i) { return jobs[i]; }, totals, capacity_gpus, window_start,
+      jobs.size(), [&](size_t i) { return jobs[i]; }, wait_us, totals, capacity_gpus, window_start,
       window_end, makespan_s, price_per_gpu_h);
 }
 
@@ -183,9 +190,11 @@ Summary SummaryOf(const std::vector<JobFigures>& jobs, const WindowTotals& total
 Summary ComputeSummary(const std::vector<JobRecord>& jobs, const WindowTotals& totals,
                        int64_t capacity_gpus, Micros window_start, Micros window_end,
                        double makespan_s, double price_per_gpu_h) {
+  internal::WaitMicros wait_us{};
+  for (const JobRecord& r : jobs) internal::AddWaitMicros(r, &wait_us);
   return Compute(
-      jobs.size(), [&](size_t i) { return internal::FiguresOf(jobs[i]); }, totals, capacity_gpus,
-      window_start, window_end, makespan_s, price_per_gpu_h);
+      jobs.size(), [&](size_t i) { return internal::FiguresOf(jobs[i]); }, wait_us, totals,
+      capacity_gpus, window_start, window_end, makespan_s, price_per_gpu_h);
 }
 
 void AddEnergyFigures(const WindowTotals& t, double pue, double price_per_kwh, Summary* s) {

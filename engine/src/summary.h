@@ -4,6 +4,7 @@
 // exactly (bit for bit) the summary of a run that keeps its rows.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -19,17 +20,24 @@ struct JobFigures {
   uint32_t tenant = 0;
   double wait_s = 0, queued_s = 0;  // when started
   double jct_s = 0, slowdown = 0;   // when finished or killed
-  std::array<double, kWaitCauses> wait_cause_s{};
   int32_t interruptions = 0;
   double lost_gpu_s = 0;
   double ettr = -1;  // JobRecord::ettr
 };
 JobFigures FiguresOf(const JobRecord& r);
 
-// ComputeSummary over the figures of the jobs, in job order.
-Summary SummaryOf(const std::vector<JobFigures>& jobs, const WindowTotals& totals,
-                  int64_t capacity_gpus, Micros window_start, Micros window_end, double makespan_s,
-                  double price_per_gpu_h);
+// Queued microseconds by wait cause, summed over jobs: integers, so the sum
+// is exact and the same in any order (the engine adds each record as it
+// becomes final; ComputeSummary adds the records in job order). A record's
+// wait_cause_s is its integer microseconds / 1e6, which llround recovers.
+using WaitMicros = std::array<int64_t, kWaitCauses>;
+void AddWaitMicros(const JobRecord& r, WaitMicros* sum);
+
+// ComputeSummary over the figures of the jobs, in job order, with their
+// queued time by cause summed in `wait_us` (AddWaitMicros).
+Summary SummaryOf(const std::vector<JobFigures>& jobs, const WaitMicros& wait_us,
+                  const WindowTotals& totals, int64_t capacity_gpus, Micros window_start,
+                  Micros window_end, double makespan_s, double price_per_gpu_h);
 
 // The fragmentation percentage that AddSampleFigures averages for sample x
 // (frag_gpu_milli / free GPU share x 100): false when x does not count (not
