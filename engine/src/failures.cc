@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 
+#include "format.h"
 #include "utilsim/engine/cluster_events.h"
 #include "utilsim/engine/rng.h"
 #include "utilsim/engine/topology.h"
@@ -25,11 +26,7 @@ constexpr size_t kMaxFailures = 10'000'000;
 
 std::string Prefix(const std::string& where) { return where.empty() ? "" : where + ": "; }
 
-std::string FailNum(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+using internal::FormatG;
 
 const char* ChangeName(NodeChange c) {
   switch (c) {
@@ -61,21 +58,21 @@ Status CheckClass(const FailureClass& c, size_t index) {
   const char* per = c.scope == FailureScope::kNode ? "node" : "rack";
   if (!(c.rate_per_unit_day > 0) || !std::isfinite(c.rate_per_unit_day))
     return Status::Error(p + "failures per " + per + "-day must be > 0 and finite, got " +
-                         FailNum(c.rate_per_unit_day));
+                         FormatG(c.rate_per_unit_day));
   if (!(c.repair_mean_h > 0) || !std::isfinite(c.repair_mean_h))
     return Status::Error(p + "the mean repair time must be > 0 hours and finite, got " +
-                         FailNum(c.repair_mean_h));
+                         FormatG(c.repair_mean_h));
   if (c.repair != RepairDist::kFixed && c.repair != RepairDist::kExponential &&
       c.repair != RepairDist::kLogNormal)
     return Status::Error(p + "unknown repair distribution");
   if (!(c.slow > 0 && c.slow <= 1))
     return Status::Error(p + "a straggler's pace must be > 0 and < 1 (1 = a failure), got " +
-                         FailNum(c.slow));
+                         FormatG(c.slow));
   if (c.slow < 1 && c.planned) return Status::Error(p + "a straggler class cannot be planned");
   if (c.repair == RepairDist::kLogNormal &&
       (!(c.repair_sigma > 0) || !std::isfinite(c.repair_sigma)))
     return Status::Error(p + "the log-normal repair sigma must be > 0 and finite, got " +
-                         FailNum(c.repair_sigma));
+                         FormatG(c.repair_sigma));
   return Status::Ok();
 }
 
@@ -162,8 +159,8 @@ Micros DrawRepair(const FailureClass& c, Rng& rng) {
 // over).
 Status TooMany(const FailureClass& c, double expected, double days) {
   const std::string unit = c.scope == FailureScope::kNode ? "node" : "rack";
-  const std::string what = days > 0 ? "about " + FailNum(expected) + " failures expected over " +
-                                          FailNum(days) + " days, more than " +
+  const std::string what = days > 0 ? "about " + FormatG(expected) + " failures expected over " +
+                                          FormatG(days) + " days, more than " +
                                           std::to_string(kMaxFailures)
                                     : "more than " + std::to_string(kMaxFailures) + " failures";
   return Status::Error(Prefix(c.where) + "failure class '" + c.component + "': " + what +
@@ -243,8 +240,8 @@ Status CheckClusterEvent(const ClusterEvent& e) {
     return Status::Error(p + "unknown change");
   const std::string what = p + "'" + ChangeName(e.change) + "' ";
   if (e.at != kBeforeEverything && (e.at.us < 0 || e.at.us > kMaxMicros))
-    return Status::Error(what + "at " + FailNum(e.at.seconds()) +
-                         " s: expected a time >= 0 and <= " + FailNum(kMaxSeconds) + " s");
+    return Status::Error(what + "at " + FormatG(e.at.seconds()) +
+                         " s: expected a time >= 0 and <= " + FormatG(kMaxSeconds) + " s");
   if (e.nodes.empty()) return Status::Error(what + "lists no nodes");
   for (const std::string& n : e.nodes)
     if (n.empty()) return Status::Error(what + "names an empty node");
@@ -252,7 +249,7 @@ Status CheckClusterEvent(const ClusterEvent& e) {
     return Status::Error(what + "has an unknown cause");
   const bool slow = e.change == NodeChange::kSlow || e.change == NodeChange::kSlowEnd;
   if (slow && !(e.speed > 0 && e.speed < 1))
-    return Status::Error(what + "speed " + FailNum(e.speed) + ": expected a pace > 0 and < 1");
+    return Status::Error(what + "speed " + FormatG(e.speed) + ": expected a pace > 0 and < 1");
   if (!slow && e.speed != 1)
     return Status::Error(what + "cannot have a speed: only slow and slow-end can");
   if (e.change != NodeChange::kDown) {
@@ -273,9 +270,9 @@ Result<std::vector<ClusterEvent>> DrawFailures(const FailureModel& model,
   for (size_t i = 0; i < model.classes.size(); ++i)
     if (Status s = CheckClass(model.classes[i], i); !s.ok()) return s;
   if (from.us < 0 || from > to || to.us > kMaxMicros)
-    return Status::Error(Prefix(model.source) + "failures: bad window [" + FailNum(from.seconds()) +
-                         " s, " + FailNum(to.seconds()) +
-                         " s): expected 0 <= from <= to <= " + FailNum(kMaxSeconds) + " s");
+    return Status::Error(Prefix(model.source) + "failures: bad window [" + FormatG(from.seconds()) +
+                         " s, " + FormatG(to.seconds()) +
+                         " s): expected 0 <= from <= to <= " + FormatG(kMaxSeconds) + " s");
   const Nodes nodes = ListNodes(cluster);
   Result<std::vector<char>> fails = FailingNodes(model, nodes);
   if (!fails.ok()) return fails.status();

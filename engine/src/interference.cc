@@ -6,25 +6,23 @@
 #include <cstdio>
 #include <string>
 
+#include "format.h"
+
 namespace utilsim {
 namespace {
 
 bool InUnit(double x) { return std::isfinite(x) && x >= 0 && x <= 1; }
 
-std::string Num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
+using internal::FormatG;
 
 Status RunnerError(size_t i, const char* field, const char* expected, double got) {
   return Status::Error("co-runner " + std::to_string(i) + ": field '" + field + "': expected " +
-                       expected + ", got " + Num(got));
+                       expected + ", got " + FormatG(got));
 }
 
 Status ParamError(const char* field, double got) {
   return Status::Error(std::string("interference parameter '") + field +
-                       "': expected a finite number >= 0, got " + Num(got));
+                       "': expected a finite number >= 0, got " + FormatG(got));
 }
 
 bool ParamOk(double x) { return std::isfinite(x) && x >= 0; }
@@ -68,7 +66,7 @@ Status ValidateCoRun(std::span<const CoRunner> runners, const SharingConfig& sha
     const double d = sharing.mps_default_thread_fraction;
     if (!(std::isfinite(d) && d > 0 && d <= 1)) {
       return Status::Error("MPS: field 'mps_default_thread_fraction': expected (0, 1], got " +
-                           Num(d));
+                           FormatG(d));
     }
   }
   for (size_t i = 0; i < runners.size(); ++i) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "format.h"
+
 namespace utilsim {
 
 namespace {
@@ -16,20 +18,16 @@ bool SameNoCase(const std::string& a, const std::string& b) {
          });
 }
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+using internal::FormatG;
 
 std::string CheckOne(const std::string& name, const GpuPower& p) {
   const std::string where = "model '" + name + "': ";
   for (double v : {p.idle_w, p.context_w, p.active_w})
     if (!std::isfinite(v) || v < 0) return where + "watts must be finite and >= 0";
   if (p.context_w < p.idle_w)
-    return where + "context_w " + Num(p.context_w) + " below idle_w " + Num(p.idle_w);
+    return where + "context_w " + FormatG(p.context_w) + " below idle_w " + FormatG(p.idle_w);
   if (p.active_w < p.context_w)
-    return where + "active_w " + Num(p.active_w) + " below context_w " + Num(p.context_w);
+    return where + "active_w " + FormatG(p.active_w) + " below context_w " + FormatG(p.context_w);
   if (!std::isfinite(p.tdp_w) || p.tdp_w < 0) return where + "tdp_w must be finite and >= 0";
   if (!std::isfinite(p.cap_w) || p.cap_w < 0) return where + "cap_w must be finite and >= 0";
   return {};
@@ -167,13 +165,13 @@ Status ApplyPowerCaps(const std::vector<PowerCap>& caps, ClusterSpec* spec, Powe
         watts = cap.tdp_fraction * p.tdp_w;
       }
       if (watts <= p.context_w)
-        return Status::Error(where + Num(watts) + " W is not above its context power " +
-                             Num(p.context_w) + " W");
+        return Status::Error(where + FormatG(watts) + " W is not above its context power " +
+                             FormatG(p.context_w) + " W");
       const double g = watts / p.active_w;
       if (g < curve.front().g)
-        return Status::Error(where + Num(watts) + " W is " + Num(g) +
+        return Status::Error(where + FormatG(watts) + " W is " + FormatG(g) +
                              " of its busy power, below the power-cap curve's first point " +
-                             Num(curve.front().g) + " (no data)");
+                             FormatG(curve.front().g) + " (no data)");
       const CapPoint at = CapAt(curve, g);
       m.speed = base_speed[i] / at.time;
       result[i] = p;

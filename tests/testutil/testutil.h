@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace utilsim::testutil {
 
@@ -18,6 +19,9 @@ std::string TempDir();
 // Writes text to path (overwrites). Returns path.
 std::string WriteFile(const std::string& path, const std::string& text);
 std::string ReadFile(const std::string& path);
+// The names of the entries of folder `dir`, sorted (to check that an
+// output left no temporary file behind).
+std::vector<std::string> ListDir(const std::string& dir);
 // Runs the utilsim binary with args (a shell-quoted string); captures stdout
 // and stderr together into *output; returns the exit code.
 int RunCli(const std::string& args, std::string* output);

@@ -166,6 +166,20 @@ TEST(Cli, EventsKillRequeueAndReport) {
   EXPECT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --events " + ev, &out), 1) << out;
   EXPECT_TRUE(Has(out, "ev.yaml:2: no node or node group named 'gpu-7'")) << out;
   EXPECT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --checkpoint-interval 0", &out), 2) << out;
+  // So is a bad power file (the same path through ToRunSpec).
+  const std::string pw = testutil::WriteFile(testutil::TempDir() + "/pw.yaml", "bogus: 1\n");
+  EXPECT_EQ(RunCli("run " + CliArgs("jobs.csv") + " --power " + pw, &out), 1) << out;
+  EXPECT_TRUE(Has(out, "pw.yaml:1: unknown key 'bogus'")) << out;
+  // validate --events-out needs --infer and one size: a usage error (2).
+  const std::string eo = testutil::TempDir() + "/e.yaml";
+  EXPECT_EQ(RunCli("validate " + CliArgs("jobs.csv") + " --events-out " + eo, &out), 2) << out;
+  EXPECT_TRUE(Has(out, "--events-out: needs --infer and at most one size")) << out;
+  EXPECT_EQ(
+      RunCli("validate " + CliArgs("jobs.csv") + " --infer --nodes-list 2,3 --events-out " + eo,
+             &out),
+      2)
+      << out;
+  EXPECT_FALSE(std::filesystem::exists(eo));
 }
 
 TEST(Cli, SameSeedByteIdenticalDifferentSeedDifferentJobs) {

@@ -217,13 +217,6 @@ std::vector<std::string> Query(const std::string& path, const std::string& sql) 
   return out;
 }
 
-std::vector<std::string> Entries(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 TEST(ResultStoreTest, RoundTripsEveryField) {
   std::string path = testutil::TempDir() + "/r.db";
   std::vector<RunResult> runs = MakeRuns();
@@ -321,7 +314,7 @@ TEST(ResultStoreTest, ReplacesAnExistingFileAndLeavesNoTemporaryFiles) {
   Result<std::vector<RunResult>> back = ReadResults(dir + "/r.db");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back.value().size(), 1u);
-  EXPECT_EQ(Entries(dir), std::vector<std::string>{"r.db"});
+  EXPECT_EQ(testutil::ListDir(dir), std::vector<std::string>{"r.db"});
 }
 
 TEST(ResultStoreTest, RefusesMissingDirectoryAndDirectoryTarget) {
@@ -331,7 +324,7 @@ TEST(ResultStoreTest, RefusesMissingDirectoryAndDirectoryTarget) {
   fs::create_directory(dir + "/sub");
   s = WriteResults(MakeRuns(), dir + "/sub");
   EXPECT_EQ(s.message(), dir + "/sub: is a directory (not a regular file); refusing to replace it");
-  EXPECT_EQ(Entries(dir), std::vector<std::string>{"sub"});
+  EXPECT_EQ(testutil::ListDir(dir), std::vector<std::string>{"sub"});
 }
 
 TEST(ResultStoreTest, FailedWriteNamesPathAndLeavesTargetUntouched) {

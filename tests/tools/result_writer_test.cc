@@ -66,13 +66,6 @@ int64_t Count(const std::string& path, const std::string& other, const std::stri
   return n;
 }
 
-std::vector<std::string> Entries(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 TEST(ResultWriterTest, StreamedTablesEqualWhatWriteResultsWrites) {
   const Fixture f;
   const std::string dir = testutil::TempDir();
@@ -177,7 +170,7 @@ TEST(ResultWriterTest, WithoutCommitTheTargetIsLeftAsItWas) {
     // Destroyed without Commit: the run's caller gave up.
   }
   EXPECT_EQ(testutil::ReadFile(dir + "/r.db"), "old");
-  EXPECT_EQ(Entries(dir), std::vector<std::string>{"r.db"});
+  EXPECT_EQ(testutil::ListDir(dir), std::vector<std::string>{"r.db"});
 }
 
 TEST(ResultWriterTest, CommitWithoutTheEndOfARunWritesNothing) {
@@ -191,7 +184,7 @@ TEST(ResultWriterTest, CommitWithoutTheEndOfARunWritesNothing) {
   EXPECT_EQ(s.message(), dir + "/r.db: the run did not end; nothing written");
   EXPECT_EQ(writer.value()->Commit().message(), dir + "/r.db: Commit called twice");
   writer.value().reset();
-  EXPECT_TRUE(Entries(dir).empty());
+  EXPECT_TRUE(testutil::ListDir(dir).empty());
 }
 
 TEST(ResultWriterTest, RefusesWhatWriteResultsRefuses) {
@@ -214,7 +207,7 @@ TEST(ResultWriterTest, RefusesWhatWriteResultsRefuses) {
   ASSERT_FALSE(over_input.ok());
   EXPECT_EQ(over_input.status().message().rfind("--out: ", 0), 0u) << over_input.status().message();
   EXPECT_EQ(ResultWriter::Open("").status().message(), "no path given for the results database");
-  EXPECT_EQ(Entries(dir), (std::vector<std::string>{"link.db", "sub", "target"}));
+  EXPECT_EQ(testutil::ListDir(dir), (std::vector<std::string>{"link.db", "sub", "target"}));
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include "utilsim/analysis/sharing.h"
 #include "utilsim/io/formats.h"
 #include "utilsim/policies/coresource.h"
-#include "utilsim/traces/cluster_events_yaml.h"
 #include "utilsim/traces/power_yaml.h"
 
 namespace utilsim::cli {
@@ -530,11 +529,8 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   r.rack_power_budget_w = f.rack_power_budget_w;
   r.wait_detail = f.wait_detail;
   if (!f.events_file.empty()) {
-    auto ev = ReadClusterEventsYaml(f.events_file);
-    if (!ev.ok()) return Status::Error(StatusCode::kRuntime, ev.status().message());
-    r.cluster_events = std::move(ev.value().events);
-    r.failures = std::move(ev.value().failures);
-    r.checkpoints_by_kind = ev.value().checkpoints;
+    if (Status s = LoadClusterEvents(f.events_file, &r); !s.ok())
+      return Status::Error(StatusCode::kRuntime, s.message());
   }
   auto pass = seconds(f.pass_interval_s, "--pass-interval", false);
   if (!pass.ok()) return pass.status();

@@ -27,10 +27,7 @@ Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::s
   const OutputGuard guard{"--out", InputPaths(input), false, "a SQLite results database"};
   if (Status s = CheckOutput(out, guard); !s.ok()) return s;
   const OutputGuard events_guard{"--events-out", InputPaths(input), false, "an events file"};
-  if (!events_out.empty()) {
-    if (!infer || nodes_list.size() > 1)
-      return Status::Error(StatusCode::kInvalidArgument,
-                           "--events-out: needs --infer and at most one size in --nodes-list");
+  if (!events_out.empty()) {  // with --infer and one size (RunMain checked)
     if (Status s = CheckOutput(events_out, events_guard); !s.ok()) return s;
     if (Status s = CheckDistinctOutputs({{"--out", out}, {"--events-out", events_out}}); !s.ok())
       return s;

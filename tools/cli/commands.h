@@ -31,8 +31,9 @@ struct CommandGuards {
 // which the memory guard counts. Gaps of at least `outage_gap_h` hours with
 // no recorded start while jobs waited are listed (trace_evidence.h). With
 // `infer`, the replay follows that evidence (ValidateInference); with
-// `events_out` too (one size), the events are written there as an events
-// file (`run --events`).
+// `events_out` too (precondition, checked by RunMain: `infer` and at most
+// one size), the events are written there as an events file (`run
+// --events`).
 Status ValidateCommand(InputOptions input, const RunSpec& settings, const std::string& policy,
                        const std::vector<int>& nodes_list, double outage_gap_h, bool infer,
                        double infer_window_h, const std::string& events_out, const std::string& out,

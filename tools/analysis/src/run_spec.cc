@@ -10,6 +10,7 @@
 #include "utilsim/engine/stall_model.h"
 #include "utilsim/engine/units.h"
 #include "utilsim/policies/fgd.h"
+#include "utilsim/traces/cluster_events_yaml.h"
 
 namespace utilsim {
 
@@ -329,6 +330,15 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   cfg.input_digest = in.digest;
   cfg.workload_source = in.workload.source;
   return std::unique_ptr<PreparedRun>(new PreparedRun(std::move(s)));
+}
+
+Status LoadClusterEvents(const std::string& path, RunSpec* spec) {
+  auto ev = ReadClusterEventsYaml(path);
+  if (!ev.ok()) return ev.status();
+  spec->cluster_events = std::move(ev.value().events);
+  spec->failures = std::move(ev.value().failures);
+  spec->checkpoints_by_kind = ev.value().checkpoints;
+  return Status::Ok();
 }
 
 Result<RunResult> PreparedRun::Simulate(const std::string& policy, EventObserver observer) const {

@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "utilsim/traces/cluster_events_yaml.h"
-
 namespace utilsim::python {
 namespace {
 
@@ -129,11 +127,8 @@ RunOptions ParseRunOptions(const py::dict& spec, uint64_t seed) {
     } else if (key == "events") {  // a cluster events file (docs/cluster-events.md)
       if (!py::isinstance<py::str>(v))
         throw py::value_error("events: expected the path of an events file, got " + Repr(v));
-      auto ev = ReadClusterEventsYaml(py::str(v).cast<std::string>());
-      if (!ev.ok()) ThrowStatus(ev.status());
-      s.cluster_events = std::move(ev.value().events);
-      s.failures = std::move(ev.value().failures);
-      s.checkpoints_by_kind = ev.value().checkpoints;
+      if (Status st = LoadClusterEvents(py::str(v).cast<std::string>(), &s); !st.ok())
+        ThrowStatus(st);
     } else {
       throw py::value_error("unknown keyword argument '" + key + "'; accepted: " +
                             py::str(", ").attr("join")(SpecKeys()).cast<std::string>());

@@ -143,6 +143,13 @@ struct RunSpec {
 // the inputs). Errors name the field.
 Status ValidateRunSpec(const RunSpec& spec);
 
+// Reads a cluster events file (docs/cluster-events.md,
+// utilsim/traces/cluster_events_yaml.h) into `spec`: its events, failure
+// model and checkpoints by job kind replace the spec's. `run --events` and
+// Python's `events=` both load it so. Errors: the reader's (file, line,
+// key); `spec` is unchanged then.
+Status LoadClusterEvents(const std::string& path, RunSpec* spec);
+
 // A run assembled by BuildRun: the (transformed) workload and cluster, the
 // decorated policies, progress model and configuration. Immutable after
 // BuildRun; Simulate may be called from several threads at once, each call
