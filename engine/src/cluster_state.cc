@@ -337,6 +337,7 @@ void ClusterState::Release(const TaskPlacement& t, const TaskDemand& d) {
 }
 
 void ClusterState::UpdateNode(NodeIndex n, int32_t old_whole) {
+  ++version_;
   const int32_t* g = &gpu_free_[gpu_offset_[n]];
   int32_t whole = 0;
   for (int i = 0; i < nodes_[n].gpus; ++i) whole += g[i] == kMilliPerUnit;
@@ -365,6 +366,7 @@ void ClusterState::UpdateTree(NodeIndex n) {
 
 void ClusterState::SetCordoned(NodeIndex n, bool cordoned) {
   if (static_cast<bool>(cordoned_[n]) == cordoned) return;
+  ++version_;
   cordoned_[n] = cordoned ? 1 : 0;
   cordoned_count_ += cordoned ? 1 : -1;
   NodeSet& bucket =

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,15 @@ class Simulation final : public Engine, public PassContext, public RunView {
   // only the figures the summary needs.
   void Deliver(JobRecord&& rec);
   void Deliver(Sample&& s);
+  // The state now, after every event so far. at_tick: a sample tick (brings
+  // series jobs' accounting up to now and checks the stranded count against
+  // a scan of the nodes, as samples always did); otherwise the accounting is
+  // left alone (a series job's busy fraction is taken at its progress now).
+  Sample StateNow(bool at_tick);
+  // Series form "changes": the instant now_ is over (called before time
+  // moves on, and in Finish); delivers its change point if the state
+  // differs from the last one, and checks it against the tick's sample.
+  void EndInstant();
   // Time of the next event, kNever when none is left.
   Micros NextTime() const;
   // Processes one event (precondition: one is left, at or before the horizon).
@@ -258,6 +268,18 @@ class Simulation final : public Engine, public PassContext, public RunView {
   // they become final) and samples. Otherwise only the summary's figures.
   std::vector<JobRecord> jobs_;
   std::vector<Sample> samples_;
+  // Series form "changes" (SimConfig::series): the points (rows kept), the
+  // last one delivered, whether an event happened at now_ since the last
+  // EndInstant, the sample of a tick at now_ (to check the point against).
+  bool changes_form_ = false;
+  std::vector<Sample> changes_;
+  std::optional<Sample> last_point_, tick_sample_;
+  bool instant_open_ = false;
+  uint64_t frag_version_ = UINT64_MAX;  // ClusterState::version() of frag_now_
+  double frag_now_ = 0;
+  int64_t ticks_ = 0;  // sample ticks so far
+  // ClusterState::version() at the last tick's scan of the nodes.
+  uint64_t scanned_version_ = UINT64_MAX;
   std::vector<JobFigures> figures_;
   WaitMicros wait_us_{};  // queued us by cause over the delivered records (no rows kept)
   std::unique_ptr<FragMeter> frag_meter_;

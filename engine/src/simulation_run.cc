@@ -78,6 +78,22 @@ Status Simulation::Init() {
   now_ = window_start_;
   marks_[0].time = window_start_ + cfg_.warmup;
   marks_[1].time = n > 0 ? w_.jobs.back().submit : window_start_;
+  switch (cfg_.series) {
+    case SeriesForm::kChanges:
+      changes_form_ = true;
+      break;
+    case SeriesForm::kSamples:
+      changes_form_ = false;
+      break;
+    case SeriesForm::kAuto: {
+      // Each job arrives, starts and ends, mostly at distinct instants.
+      const int64_t points =
+          2 * static_cast<int64_t>(n) + static_cast<int64_t>(cfg_.cluster_events.size());
+      const int64_t ticks = (marks_[1].time - window_start_).us / cfg_.sample_interval.us + 1;
+      changes_form_ = points <= ticks;
+      break;
+    }
+  }
   meter_ = std::make_unique<ClusterMeter>(window_start_,
                                           std::vector<Micros>{marks_[0].time, marks_[1].time});
   node_state_.assign(cluster_.num_nodes(), 0);
@@ -133,6 +149,7 @@ Result<bool> Simulation::Step() {
     return false;
   }
   if (next > cfg_.horizon) {
+    if (changes_form_ && cfg_.horizon > now_) EndInstant();
     AdvanceMeters(std::max(now_, cfg_.horizon));
     now_ = std::max(now_, cfg_.horizon);
     stopped_at_horizon_ = true;
@@ -154,6 +171,7 @@ Status Simulation::RunUntil(Micros t) {
     const Micros next = NextTime();
     if (next != kNever && next > t && t < cfg_.horizon) {
       if (t > now_) {
+        if (changes_form_) EndInstant();
         AdvanceMeters(t);
         now_ = t;
       }
@@ -173,8 +191,10 @@ Status Simulation::ProcessNext() {
        (finishes_.top_time() == events_.Top().time && events_.Top().phase > Phase::kFinish));
   const Event e =
       finish ? Event{finishes_.top_time(), Phase::kFinish, 0, finishes_.top_job()} : events_.Pop();
+  if (changes_form_ && e.time > now_) EndInstant();
   AdvanceMeters(e.time);
   now_ = e.time;
+  instant_open_ = true;
   switch (e.phase) {
     case Phase::kArrival:
       ++events_processed_;
@@ -239,6 +259,7 @@ Result<RunResult> Simulation::Finish() {
     done_ = true;
     stopped_on_request_ = true;
   }
+  if (changes_form_) EndInstant();
   if (meter_) AdvanceMeters(now_);
   RunResult out;
   RunMeta& m = out.meta;
@@ -255,7 +276,10 @@ Result<RunResult> Simulation::Finish() {
   m.input_digest = cfg_.input_digest;
   m.workload_source = cfg_.workload_source.empty() ? w_.source : cfg_.workload_source;
   m.cluster_name = cluster_.spec().name;
+  m.series = changes_form_ ? "changes" : "samples";
   m.sample_interval = cfg_.sample_interval;
+  m.sample_start = window_start_;
+  m.sample_count = ticks_;
   m.progress_model = progress_->name();
 
   // The jobs not final yet (running, queued, or not submitted), in job order.
@@ -291,7 +315,15 @@ Result<RunResult> Simulation::Finish() {
   const double makespan_s = (window_end - window_start_).seconds();
   if (cfg_.keep_rows) {
     out.jobs = std::move(jobs_);
-    out.samples = std::move(samples_);
+    if (changes_form_) {
+      if (!SamplesFromChanges(changes_, window_start_, cfg_.sample_interval, ticks_, &out.samples))
+        Violate("samples derive from the change points", kNoJob,
+                std::to_string(ticks_) + " ticks, " + std::to_string(changes_.size()) +
+                    " change points");
+      out.changes = std::move(changes_);
+    } else {
+      out.samples = std::move(samples_);
+    }
     out.summary = ComputeSummary(out.jobs, totals, cluster_.total_gpus(), ws, we, makespan_s,
                                  cfg_.price_per_gpu_h);
     AddSampleFigures(out.samples, &out.summary);

@@ -19,6 +19,18 @@ namespace utilsim {
 #endif
 const char* UtilsimVersion() { return UTILSIM_VERSION; }
 
+const char* SeriesFormName(SeriesForm f) {
+  switch (f) {
+    case SeriesForm::kAuto:
+      return "auto";
+    case SeriesForm::kChanges:
+      return "changes";
+    case SeriesForm::kSamples:
+      return "samples";
+  }
+  return "?";
+}
+
 namespace internal {
 
 void SplitIdle(double idle, const std::array<double, kCauses>& share_us,
@@ -361,6 +373,26 @@ void Simulation::DoFinish(JobIndex j) {
 }
 
 void Simulation::DoSample() {
+  ++ticks_;
+  // Change points: a tick need not be taken when it cannot differ from the
+  // point of its instant nor feed anything: no series job (whose progress
+  // it would account), no sampled fragmentation mean to feed, and the
+  // nodes' resources unchanged since the last tick's scan of them.
+  if (changes_form_ && running_series_.empty() && !frag_meter_ &&
+      cluster_.version() == scanned_version_)
+    return;
+  Sample s = StateNow(true);
+  if (!changes_form_) {
+    Deliver(std::move(s));
+    return;
+  }
+  // The point of this instant is delivered when it is over; the sample
+  // checks it then, and feeds the summary's sampled figures now.
+  if (!cfg_.keep_rows && frag_meter_) frag_meter_->Add(s);
+  tick_sample_ = std::move(s);
+}
+
+Sample Simulation::StateNow(bool at_tick) {
   Sample s;
   s.time = now_;
   s.gpus_allocated = static_cast<double>(cluster_.allocated_gpu_milli()) / kMilliPerUnit;
@@ -368,10 +400,13 @@ void Simulation::DoSample() {
   std::array<int64_t, kCauses> idle_micro = idle_micro_const_;
   int64_t power_uw = power_const_uw_ + free_uw_total_ + node_uw_total_;
   for (JobIndex j : running_series_) {
-    Account(j);
+    if (at_tick) Account(j);
     const JobRun& r = runs_[j];
+    // Account's progress now, without recording it.
+    const Micros dt = now_ - r.last;
+    const double done = dt.us > 0 ? r.done + static_cast<double>(dt.us) * r.rate : r.done;
     const double f =
-        progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(r.done)), r.rate, r.speed);
+        progress_->BusyFraction(w_.jobs[j], w_, Micros(std::llround(done)), r.rate, r.speed);
     const double gpus_micro = MicroGpus(j);
     busy_micro += std::llround(f * gpus_micro);
     power_uw += JobPowerUw(j, f);
@@ -398,22 +433,48 @@ void Simulation::DoSample() {
   for (int64_t g : down_gpus_) s.gpus_down += g;
   // Down nodes are empty: all their GPUs are whole-free, and not capacity.
   s.gpus_free_whole = cluster_.whole_free_gpus_total() - s.gpus_down;
-  int64_t stranded = 0;
-  if (!stranding_.empty()) {
+  if (at_tick) scanned_version_ = cluster_.version();
+  if (at_tick && !stranding_.empty()) {
+    int64_t stranded = 0;
     for (NodeIndex n = 0; n < cluster_.num_nodes(); ++n) {
       const int32_t free = cluster_.free_whole_gpus(n);
       if (free > 0 && !IsDown(n) &&
           !stranding_.Hosts(free, cluster_.free_cpu(n), cluster_.free_mem(n)))
         stranded += free;
     }
+    if (stranded != stranded_total_)
+      Violate("samples show the tracked state", kNoJob,
+              "stranded GPUs: " + std::to_string(stranded) + " sampled, " +
+                  std::to_string(stranded_total_) + " tracked");
   }
-  s.gpus_stranded = stranded;
-  if (!stranding_.empty() && stranded != stranded_total_)
-    Violate("samples show the tracked state", kNoJob,
-            "stranded GPUs: " + std::to_string(stranded) + " sampled, " +
-                std::to_string(stranded_total_) + " tracked");
-  if (cfg_.fragmentation) s.frag_gpu_milli = cfg_.fragmentation(cluster_);
-  Deliver(std::move(s));
+  s.gpus_stranded = stranding_.empty() ? 0 : stranded_total_;
+  if (cfg_.fragmentation) {
+    // A function of the cluster's allocations alone: measured again only
+    // once they changed (at every tick, as samples always were).
+    if (at_tick || cluster_.version() != frag_version_) {
+      frag_now_ = cfg_.fragmentation(cluster_);
+      frag_version_ = cluster_.version();
+    }
+    s.frag_gpu_milli = frag_now_;
+  }
+  return s;
+}
+
+void Simulation::EndInstant() {
+  if (!instant_open_) return;
+  instant_open_ = false;
+  Sample s = StateNow(false);
+  if (tick_sample_) {
+    if (!SameState(s, *tick_sample_))
+      Violate("change points show the sampled state", kNoJob,
+              "at " + std::to_string(now_.seconds()) +
+                  " s the change point differs from the sample taken then");
+    tick_sample_.reset();
+  }
+  if (last_point_ && SameState(s, *last_point_)) return;
+  last_point_ = s;
+  if (cfg_.sink) cfg_.sink->OnChangePoint(s);
+  if (cfg_.keep_rows) changes_.push_back(std::move(s));
 }
 
 // Busy contribution of a constant-util running job, in micro-GPUs.

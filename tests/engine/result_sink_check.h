@@ -171,6 +171,9 @@ inline void ExpectSameMeta(const RunMeta& a, const RunMeta& b) {
   EXPECT_EQ(a.workload_source, b.workload_source);
   EXPECT_EQ(a.cluster_name, b.cluster_name);
   EXPECT_EQ(a.sample_interval, b.sample_interval);
+  EXPECT_EQ(a.series, b.series);
+  EXPECT_EQ(a.sample_start, b.sample_start);
+  EXPECT_EQ(a.sample_count, b.sample_count);
   EXPECT_EQ(a.progress_model, b.progress_model);
   EXPECT_EQ(a.notes, b.notes);
 }
@@ -189,6 +192,19 @@ class RecordingSink final : public ResultSink {
     EXPECT_FALSE(ended) << "OnSample after OnEnd";
     samples.push_back(s);
     sample_at.push_back(clock ? clock->Now() : Micros(-1));
+  }
+  void OnChangePoint(const Sample& s) override {
+    EXPECT_FALSE(ended) << "OnChangePoint after OnEnd";
+    EXPECT_TRUE(changes_form) << "a change point in a run of samples";
+    if (!points.empty()) {
+      EXPECT_GT(s.time, points.back().time) << "one point per instant, in time order";
+      EXPECT_FALSE(SameState(s, points.back())) << "a point that changes nothing";
+    }
+    points.push_back(s);
+    // Delivered when its instant is over, before the clock moves on.
+    if (clock) {
+      EXPECT_EQ(clock->Now(), s.time);
+    }
   }
   void OnEnd(const RunMeta& m, const Summary& s) override {
     EXPECT_FALSE(ended) << "OnEnd twice";
@@ -217,6 +233,7 @@ class RecordingSink final : public ResultSink {
           final_at.push_back(ev.time);
           break;
         case EventKind::kSample:
+          if (changes_form) break;  // no samples: points come when the instant is over
           EXPECT_FALSE(samples.empty());
           if (!samples.empty()) {
             EXPECT_EQ(samples.back().time, ev.time);
@@ -233,7 +250,9 @@ class RecordingSink final : public ResultSink {
   }
 
   const RunControl* clock = nullptr;  // the engine, while it runs (Engine-driven runs)
-  Micros finish_now{-1};              // its clock in Finish (set by the driver)
+  bool changes_form = false;          // the run records change points (set by the driver)
+  std::vector<Sample> points;
+  Micros finish_now{-1};  // its clock in Finish (set by the driver)
   std::vector<JobRecord> jobs;
   std::vector<Micros> job_at;
   std::vector<Sample> samples;
@@ -282,14 +301,10 @@ struct Outcome {
   RunResult result;
 };
 
-// Runs `run(cfg)` three ways: plain, into a sink keeping the rows, and into
-// a sink without rows; checks (a) the streamed records equal the plain rows
-// (same set, in the contract's order), (b) the streamed samples equal the
-// plain samples, (c) both sink runs' summaries and meta equal the plain one
-// exactly, and that a sink run with rows returns the plain rows.
-// Returns the plain result.
-inline RunResult ExpectStreamingMatches(const std::function<Outcome(SimConfig)>& run,
-                                        const SimConfig& base) {
+// ExpectStreamingMatches in one series form (base.series, not kAuto).
+inline RunResult ExpectStreamingMatchesInForm(const std::function<Outcome(SimConfig)>& run,
+                                              const SimConfig& base) {
+  const bool changes = base.series == SeriesForm::kChanges;
   const Outcome plain = run(base);
   EXPECT_TRUE(plain.ok) << plain.error;
   if (!plain.ok) return {};
@@ -297,6 +312,7 @@ inline RunResult ExpectStreamingMatches(const std::function<Outcome(SimConfig)>&
   for (bool keep : {true, false}) {
     SCOPED_TRACE(keep ? "sink, keep_rows" : "sink, no rows");
     RecordingSink sink;
+    sink.changes_form = changes;
     SimConfig cfg = base;
     cfg.sink = &sink;
     cfg.keep_rows = keep;
@@ -316,10 +332,13 @@ inline RunResult ExpectStreamingMatches(const std::function<Outcome(SimConfig)>&
       EXPECT_EQ(sorted[j].job, j);
       ExpectSameRecord(sorted[j], p.jobs[j]);
     }
-    // (b) the same samples, in time order.
-    EXPECT_EQ(sink.samples.size(), p.samples.size());
-    for (size_t i = 0; i < std::min(sink.samples.size(), p.samples.size()); ++i)
-      ExpectSameSample(sink.samples[i], p.samples[i]);
+    // (b) the same samples (or change points), in time order.
+    const std::vector<Sample>& want = changes ? p.changes : p.samples;
+    const std::vector<Sample>& sent = changes ? sink.points : sink.samples;
+    EXPECT_TRUE((changes ? sink.samples : sink.points).empty());
+    EXPECT_EQ(sent.size(), want.size());
+    for (size_t i = 0; i < std::min(sent.size(), want.size()); ++i)
+      ExpectSameSample(sent[i], want[i]);
     // (c) the same meta and summary, with or without rows; OnEnd saw them.
     ExpectSameMeta(g.meta, p.meta);
     ExpectSameSummary(g.summary, p.summary);
@@ -333,12 +352,57 @@ inline RunResult ExpectStreamingMatches(const std::function<Outcome(SimConfig)>&
       EXPECT_EQ(g.samples.size(), p.samples.size());
       for (size_t i = 0; i < std::min(g.samples.size(), p.samples.size()); ++i)
         ExpectSameSample(g.samples[i], p.samples[i]);
+      EXPECT_EQ(g.changes.size(), p.changes.size());
+      for (size_t i = 0; i < std::min(g.changes.size(), p.changes.size()); ++i)
+        ExpectSameSample(g.changes[i], p.changes[i]);
     } else {
       EXPECT_TRUE(g.jobs.empty());
       EXPECT_TRUE(g.samples.empty());
+      EXPECT_TRUE(g.changes.empty());
     }
   }
   return p;
+}
+
+// Runs `run(cfg)` three ways: plain, into a sink keeping the rows, and into
+// a sink without rows; checks (a) the streamed records equal the plain rows
+// (same set, in the contract's order), (b) the streamed samples (change
+// points) equal the plain ones, (c) both sink runs' summaries and meta equal
+// the plain one exactly, and that a sink run with rows returns the plain
+// rows. All that in both series forms, and then that the two forms give the
+// same run: the same records and summary, and samples derived from the
+// change points equal to the samples taken, bit for bit.
+// Returns the plain result of the form "samples".
+inline RunResult ExpectStreamingMatches(const std::function<Outcome(SimConfig)>& run,
+                                        const SimConfig& base) {
+  SimConfig cfg = base;
+  cfg.series = SeriesForm::kSamples;
+  RunResult taken;
+  {
+    SCOPED_TRACE("series: samples");
+    taken = ExpectStreamingMatchesInForm(run, cfg);
+  }
+  cfg.series = SeriesForm::kChanges;
+  RunResult derived;
+  {
+    SCOPED_TRACE("series: changes");
+    derived = ExpectStreamingMatchesInForm(run, cfg);
+  }
+  SCOPED_TRACE("series: samples against changes");
+  EXPECT_EQ(taken.meta.series, "samples");
+  EXPECT_EQ(derived.meta.series, "changes");
+  EXPECT_TRUE(taken.changes.empty());
+  EXPECT_EQ(derived.meta.sample_count, taken.meta.sample_count);
+  EXPECT_EQ(derived.meta.sample_start, taken.meta.sample_start);
+  EXPECT_EQ(static_cast<int64_t>(taken.samples.size()), taken.meta.sample_count);
+  ExpectSameSummary(derived.summary, taken.summary);
+  EXPECT_EQ(derived.jobs.size(), taken.jobs.size());
+  for (size_t j = 0; j < std::min(derived.jobs.size(), taken.jobs.size()); ++j)
+    ExpectSameRecord(derived.jobs[j], taken.jobs[j]);
+  EXPECT_EQ(derived.samples.size(), taken.samples.size());
+  for (size_t i = 0; i < std::min(derived.samples.size(), taken.samples.size()); ++i)
+    ExpectSameSample(derived.samples[i], taken.samples[i]);
+  return taken;
 }
 
 // Simulate(cluster, w, a fresh Sched, cfg) as an Outcome (the workload and

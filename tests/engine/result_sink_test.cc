@@ -23,6 +23,7 @@ namespace utilsim {
 namespace {
 
 using testing::ExpectSameRecord;
+using testing::ExpectSameSample;
 using testing::ExpectSameSummary;
 using testing::ExpectStreamingMatches;
 using testing::FakeFifo;
@@ -205,7 +206,16 @@ std::function<Outcome(SimConfig)> DrivenAndStopped(const ClusterSpec& c, const W
       // at 30), nothing unfinished yet; the samples up to 50 s.
       EXPECT_EQ(sink->jobs.size(), 2u);
       for (const JobRecord& r : sink->jobs) EXPECT_NE(r.outcome, JobOutcome::kUnfinished);
-      EXPECT_EQ(sink->samples.size(), 3u);
+      if (sink->changes_form) {
+        // The instants 0, 10, 30 and 50 s changed the state (arrivals,
+        // the rejection, c's finish); 60 s has not ended yet.
+        EXPECT_FALSE(sink->points.empty());
+        if (!sink->points.empty()) {
+          EXPECT_LE(sink->points.back().time, Seconds(50));
+        }
+      } else {
+        EXPECT_EQ(sink->samples.size(), 3u);
+      }
     }
     for (int i = 0; i < 3; ++i) EXPECT_TRUE(eng.Step().ok());
     eng.RequestStop();
@@ -301,22 +311,31 @@ TEST(ResultSink, SimulateAndTheEngineStreamTheSameSequence) {
   // whichever way the run is driven.
   const Workload w = Mixed();
   const ClusterSpec c = FastAndSlow();
-  RecordingSink a, b;
-  SimConfig ca = Config(), cb = Config();
-  ca.sink = &a;
-  ca.keep_rows = false;
-  cb.sink = &b;
-  ASSERT_TRUE(Simulated<FakeFifo>(c, w)(ca).ok);
-  ASSERT_TRUE(Stepped(c, w, kNever)(cb).ok);
-  ASSERT_EQ(a.jobs.size(), b.jobs.size());
-  for (size_t i = 0; i < a.jobs.size(); ++i) ExpectSameRecord(a.jobs[i], b.jobs[i]);
-  ASSERT_EQ(a.samples.size(), b.samples.size());
-  ExpectSameSummary(a.summary, b.summary);
-  // The order: big (rejected at 30), c (50), a (100), b (110), k (killed at
-  // 170), then d and e as they finish.
-  std::vector<std::string> order;
-  for (const JobRecord& r : a.jobs) order.push_back(r.name);
-  EXPECT_EQ(order, (std::vector<std::string>{"big", "c", "a", "b", "k", "d", "e"}));
+  for (SeriesForm form : {SeriesForm::kChanges, SeriesForm::kSamples}) {
+    SCOPED_TRACE(SeriesFormName(form));
+    RecordingSink a, b;
+    a.changes_form = b.changes_form = form == SeriesForm::kChanges;
+    SimConfig ca = Config(), cb = Config();
+    ca.series = cb.series = form;
+    ca.sink = &a;
+    ca.keep_rows = false;
+    cb.sink = &b;
+    ASSERT_TRUE(Simulated<FakeFifo>(c, w)(ca).ok);
+    ASSERT_TRUE(Stepped(c, w, kNever)(cb).ok);
+    ASSERT_EQ(a.jobs.size(), b.jobs.size());
+    for (size_t i = 0; i < a.jobs.size(); ++i) ExpectSameRecord(a.jobs[i], b.jobs[i]);
+    ASSERT_EQ(a.samples.size(), b.samples.size());
+    for (size_t i = 0; i < a.samples.size(); ++i) ExpectSameSample(a.samples[i], b.samples[i]);
+    ASSERT_EQ(a.points.size(), b.points.size());
+    for (size_t i = 0; i < a.points.size(); ++i) ExpectSameSample(a.points[i], b.points[i]);
+    EXPECT_FALSE((a.changes_form ? a.points : a.samples).empty());
+    ExpectSameSummary(a.summary, b.summary);
+    // The order: big (rejected at 30), c (50), a (100), b (110), k (killed
+    // at 170), then d and e as they finish.
+    std::vector<std::string> order;
+    for (const JobRecord& r : a.jobs) order.push_back(r.name);
+    EXPECT_EQ(order, (std::vector<std::string>{"big", "c", "a", "b", "k", "d", "e"}));
+  }
 }
 
 // A priority scheduler on one 1-GPU node: a queued job of higher priority

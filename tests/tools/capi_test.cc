@@ -230,15 +230,18 @@ TEST(CApi, RunErrors) {
   utilsim_spec* spec = nullptr;
   ASSERT_EQ(utilsim_spec_create(&spec, &err), UTILSIM_OK);
   EXPECT_EQ(utilsim_spec_set(spec, "modle", "stall-serial", &err), UTILSIM_INVALID_ARGUMENT);
-  EXPECT_EQ(Take(&err),
-            "spec key 'modle': unknown (accepted: model, comm_fraction, sharing, mps_thread_pct, "
-            "cpu_alloc, gpu_reserve, host_scale, mig, mig_reconfig, mig_drain, window, warmup_s, "
-            "restart_cost_s, sample_interval_s, horizon_s, seed, price_per_gpu_h, profiles)");
+  EXPECT_EQ(
+      Take(&err),
+      "spec key 'modle': unknown (accepted: model, comm_fraction, sharing, mps_thread_pct, "
+      "cpu_alloc, gpu_reserve, host_scale, mig, mig_reconfig, mig_drain, window, warmup_s, "
+      "restart_cost_s, sample_interval_s, series, horizon_s, seed, price_per_gpu_h, profiles)");
   EXPECT_EQ(utilsim_spec_set(spec, "model", "fast", &err), UTILSIM_INVALID_ARGUMENT);
   EXPECT_EQ(Take(&err),
             "spec key 'model': expected whole-gpu, stall-serial or stall-overlapped, got 'fast'");
   EXPECT_EQ(utilsim_spec_set(spec, "window", "all", &err), UTILSIM_INVALID_ARGUMENT);
   EXPECT_EQ(Take(&err), "spec key 'window': expected arrivals or full, got 'all'");
+  EXPECT_EQ(utilsim_spec_set(spec, "series", "steps", &err), UTILSIM_INVALID_ARGUMENT);
+  EXPECT_EQ(Take(&err), "spec key 'series': expected auto, changes or samples, got 'steps'");
   EXPECT_EQ(utilsim_spec_set(spec, "sample_interval_s", "0", &err), UTILSIM_INVALID_ARGUMENT);
   EXPECT_EQ(Take(&err), "spec key 'sample_interval_s': expected seconds > 0, got '0'");
   EXPECT_EQ(utilsim_spec_set(spec, "horizon_s", "-1", &err), UTILSIM_INVALID_ARGUMENT);

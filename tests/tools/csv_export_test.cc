@@ -65,16 +65,30 @@ std::vector<RunResult> MakeRuns() {
   s.gpus_stranded = 1;
   s.gpus_idle = {0, 0.75, 0.5, 0, 0, 0};  // input, communication
   runs[1].samples = {s};
+  Sample p;  // a change point of run 1 (its form is not the export's concern)
+  p.gpus_allocated = 1;
+  p.gpus_busy = 0.5;
+  p.power_w = 300;
+  runs[0].changes = {p};
   return runs;
 }
 
-TEST(CsvExportTest, WritesFourTablesWithHeaders) {
+TEST(CsvExportTest, WritesFiveTablesWithHeaders) {
   std::string dir = testutil::TempDir();
   ASSERT_TRUE(ExportCsv(MakeRuns(), dir).ok());
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"jobs.csv", "runs.csv", "samples.csv", "waits.csv"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"change_points.csv", "jobs.csv", "runs.csv",
+                                             "samples.csv", "waits.csv"}));
+  EXPECT_EQ(Lines(testutil::ReadFile(dir + "/change_points.csv")),
+            (std::vector<std::string>{
+                "run_id,time_s,gpus_allocated,gpus_busy,queued,running,"
+                "cpu_allocated_frac,mem_allocated_frac,gpus_free_whole,gpus_stranded,"
+                "idle_unattributed_gpus,idle_input_gpus,idle_communication_gpus,"
+                "idle_fixed_gpus,idle_sharing_gpus,idle_storage_gpus,frag_gpu_milli,"
+                "power_w,gpus_down",
+                "1,0,1,0.5,0,0,0,0,0,0,0,0,0,0,0,0,,300,0"}));
 
   std::vector<std::string> samples = Lines(testutil::ReadFile(dir + "/samples.csv"));
   EXPECT_EQ(samples, (std::vector<std::string>{
@@ -121,7 +135,8 @@ TEST(CsvExportTest, RunsRowsQuoteTextAndLeaveNanEmpty) {
   EXPECT_NE(text.find(",allocation_pct,effective_util_pct,"), std::string::npos);
   EXPECT_NE(text.find("\n2,\"best \"\"fit\"\", v2\","), std::string::npos) << text;
   EXPECT_NE(text.find(",\"two\nlines\","), std::string::npos) << text;
-  EXPECT_NE(text.find("\n1,fifo,,,,,,7,,,,30,,,2,0,0,0,0,0,0,0,0,0,0,0.30000000000000004,"),
+  EXPECT_NE(text.find("\n1,fifo,,,,,,7,,,,30,samples,0,0,,,2,0,0,0,0,0,0,0,0,0,0,"
+                      "0.30000000000000004,"),
             std::string::npos)
       << text;
   // wait_p95_s (0), wait_p99_s (NaN -> empty), wait_max_s (0).
@@ -138,14 +153,15 @@ TEST(CsvExportTest, ReplacesFilesAndLeavesNoTemporaries) {
     EXPECT_EQ(e.path().string().find(".utilsim-tmp-"), std::string::npos) << e.path();
     ++files;
   }
-  EXPECT_EQ(files, 4u);
+  EXPECT_EQ(files, 5u);
 }
 
 TEST(CsvExportTest, CreatesAMissingDirectoryButNotUnderAFile) {
   const std::string base = testutil::TempDir();
   const std::string dir = base + "/nope/deeper";
   ASSERT_EQ(ExportCsv(MakeRuns(), dir).message(), "");
-  for (const char* f : {"/runs.csv", "/jobs.csv", "/samples.csv", "/waits.csv"})
+  for (const char* f :
+       {"/runs.csv", "/jobs.csv", "/samples.csv", "/waits.csv", "/change_points.csv"})
     EXPECT_EQ(testutil::ReadFile(dir + f).rfind("run_id,", 0), 0u) << f;
   testutil::WriteFile(base + "/file", "x");
   EXPECT_EQ(ExportCsv(MakeRuns(), base + "/file/sub").message(),

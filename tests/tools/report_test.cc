@@ -310,7 +310,7 @@ TEST_F(ReportCli, BadInputsFailClearlyAndWriteNothing) {
   sqlite3_exec(db, "UPDATE meta SET value = '2' WHERE key = 'schema_version'", nullptr, nullptr,
                nullptr);
   sqlite3_close(db);
-  fails("report " + v3 + " -o " + html, "v3.db: schema version 2, expected 7 (written by another");
+  fails("report " + v3 + " -o " + html, "v3.db: schema version 2, expected 8 (written by another");
   // Output paths that cannot be written; checked before the database is read.
   const std::string good = dir_ + "/good.db";
   ASSERT_EQ(WriteResults({SmallRun("a")}, good).message(), "");

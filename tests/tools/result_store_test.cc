@@ -119,6 +119,23 @@ std::vector<RunResult> MakeRuns() {
       smp.gpus_idle = {0.5 * k, 1, 0, 0.25, 0, 2};
       run.samples.push_back(smp);
     }
+    m.sample_start = Seconds(0);
+    m.sample_count = 3;
+    if (r == 1) {
+      // Run 2 records change points: at 0 s, at 60 s (a tick) and 1 us
+      // before the tick at 180 s; its 5 ticks (0 ... 240 s) show 0, 60, 60,
+      // 179.999999 and 179.999999 s's points.
+      m.series = "changes";
+      m.sample_count = 5;
+      run.changes = run.samples;
+      run.changes[2].time = Micros(179'999'999);
+      const int from[] = {0, 1, 1, 2, 2};
+      run.samples.clear();
+      for (int k = 0; k < 5; ++k) {
+        run.samples.push_back(run.changes[from[k]]);
+        run.samples.back().time = Seconds(60 * k);
+      }
+    }
   }
   return runs;
 }
@@ -144,6 +161,9 @@ void ExpectRunsEqual(const std::vector<RunResult>& want, const std::vector<RunRe
     EXPECT_EQ(a.workload_source, b.workload_source);
     EXPECT_EQ(a.cluster_name, b.cluster_name);
     EXPECT_EQ(a.sample_interval, b.sample_interval);
+    EXPECT_EQ(a.series, b.series);
+    EXPECT_EQ(a.sample_start, b.sample_start);
+    EXPECT_EQ(a.sample_count, b.sample_count);
     EXPECT_EQ(a.notes, b.notes);
     EXPECT_EQ(a.progress_model, b.progress_model);
     const Summary &x = want[r].summary, &y = got[r].summary;
@@ -182,6 +202,11 @@ void ExpectRunsEqual(const std::vector<RunResult>& want, const std::vector<RunRe
       EXPECT_EQ(p.alloc_gpu_s, q.alloc_gpu_s);
       EXPECT_EQ(p.useful_gpu_s, q.useful_gpu_s);
       EXPECT_EQ(p.idle_gpu_s, q.idle_gpu_s);
+    }
+    ASSERT_EQ(want[r].changes.size(), got[r].changes.size());
+    for (size_t k = 0; k < want[r].changes.size(); ++k) {
+      EXPECT_EQ(want[r].changes[k].time, got[r].changes[k].time);
+      EXPECT_TRUE(SameState(want[r].changes[k], got[r].changes[k])) << "point " << k;
     }
     ASSERT_EQ(want[r].samples.size(), got[r].samples.size());
     for (size_t k = 0; k < want[r].samples.size(); ++k) {
@@ -250,7 +275,7 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
   std::string path = testutil::TempDir() + "/r.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   EXPECT_EQ(Query(path, "SELECT key || '=' || value FROM meta ORDER BY key"),
-            (std::vector<std::string>{"created_by=utilsim", "schema_version=7",
+            (std::vector<std::string>{"created_by=utilsim", "schema_version=8",
                                       "utilsim_version=0.1.0"}));
   EXPECT_EQ(Query(path, "PRAGMA page_size"), std::vector<std::string>{"4096"});
   EXPECT_EQ(
@@ -303,6 +328,50 @@ TEST(ResultStoreTest, SchemaAsDocumented) {
             (std::vector<std::string>{"42", "-8"}));
   EXPECT_EQ(Query(path, "SELECT quote(wait_p99_s) FROM runs WHERE run_id = 1"),
             std::vector<std::string>{"NULL"});
+  // The series: run 1's samples stored, run 2's change points, and the view
+  // `samples` with every run's ticks, run 2's derived from its points.
+  for (const char* t : {"interval_samples", "change_points"})
+    EXPECT_EQ(Query(path, std::string("SELECT count(*) FROM pragma_table_info('") + t + "')"),
+              std::vector<std::string>{"19"});
+  EXPECT_EQ(Query(path, "SELECT series || ' ' || sample_start_s || ' ' || sample_count FROM runs"),
+            (std::vector<std::string>{"samples 0.0 3", "changes 0.0 5"}));
+  EXPECT_EQ(Query(path, "SELECT count(*) FROM interval_samples WHERE run_id = 2"),
+            std::vector<std::string>{"0"});
+  EXPECT_EQ(Query(path, "SELECT time_s FROM change_points WHERE run_id = 2"),
+            (std::vector<std::string>{"0.0", "60.0", "179.999999"}));
+  EXPECT_EQ(Query(path,
+                  "SELECT run_id || ' ' || time_s || ' ' || gpus_allocated || ' ' || queued "
+                  "FROM samples ORDER BY run_id, time_s"),
+            (std::vector<std::string>{"1 0.0 8.5 0", "1 60.0 9.5 1", "1 120.0 10.5 2",
+                                      "2 0.0 8.5 0", "2 60.0 9.5 1", "2 120.0 9.5 1",
+                                      "2 180.0 10.5 2", "2 240.0 10.5 2"}));
+}
+
+TEST(ResultStoreTest, ReadRefusesChangePointsThatDoNotCoverTheTicks) {
+  const std::string dir = testutil::TempDir();
+  std::vector<RunResult> runs = MakeRuns();
+  runs[1].changes.erase(runs[1].changes.begin());  // the first tick has no point
+  ASSERT_TRUE(WriteResults(runs, dir + "/a.db").ok());
+  auto back = ReadResults(dir + "/a.db");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(),
+            dir +
+                "/a.db: run 2: the change points (2) do not cover its 5 sample ticks from "
+                "0.000000 s, or are out of time order");
+  // Rows of a run in the other form's table.
+  ASSERT_TRUE(WriteResults(MakeRuns(), dir + "/b.db").ok());
+  Query(dir + "/b.db",
+        "INSERT INTO change_points SELECT * FROM interval_samples WHERE run_id = 1 LIMIT 1");
+  back = ReadResults(dir + "/b.db");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(),
+            dir + "/b.db: run 1: change points in a run whose series is samples");
+  ASSERT_TRUE(WriteResults(MakeRuns(), dir + "/c.db").ok());
+  Query(dir + "/c.db", "UPDATE runs SET series = 'steps' WHERE run_id = 2");
+  back = ReadResults(dir + "/c.db");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(),
+            dir + "/c.db: table runs, column series: \"steps\", expected changes or samples");
 }
 
 TEST(ResultStoreTest, ReplacesAnExistingFileAndLeavesNoTemporaryFiles) {
@@ -353,7 +422,7 @@ TEST(ResultStoreTest, ReadRejectsOtherFiles) {
   std::string path = dir + "/v2.db";
   ASSERT_TRUE(WriteResults(MakeRuns(), path).ok());
   Query(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 7");
+  EXPECT_EQ(ReadResults(path).status().message(), path + ": schema version 2, expected 8");
   Query(path, "UPDATE meta SET value = 'other' WHERE key = 'created_by'");
   EXPECT_EQ(ReadResults(path).status().message(), path + ": not a utilsim results database");
 }

@@ -35,11 +35,12 @@ struct Fixture {
     c = SyntheticCluster(p);
   }
   // One run of fifo+best-fit; with a writer, streamed and without rows.
-  Result<RunResult> Run(ResultWriter* writer) const {
+  Result<RunResult> Run(ResultWriter* writer, SeriesForm form = SeriesForm::kSamples) const {
     auto sched = BuiltinPolicies().Make("fifo-skip+best-fit");
     EXPECT_TRUE(sched.ok());
     SimConfig cfg;
     cfg.sample_interval = Seconds(600);
+    cfg.series = form;
     if (writer) {
       cfg.sink = writer;
       cfg.keep_rows = false;
@@ -66,16 +67,20 @@ int64_t Count(const std::string& path, const std::string& other, const std::stri
   return n;
 }
 
-TEST(ResultWriterTest, StreamedTablesEqualWhatWriteResultsWrites) {
+class ResultWriterForm : public ::testing::TestWithParam<SeriesForm> {};
+
+TEST_P(ResultWriterForm, StreamedTablesEqualWhatWriteResultsWrites) {
+  const SeriesForm form = GetParam();
+  const bool changes = form == SeriesForm::kChanges;
   const Fixture f;
   const std::string dir = testutil::TempDir();
-  auto kept = f.Run(nullptr);
+  auto kept = f.Run(nullptr, form);
   ASSERT_TRUE(kept.ok()) << kept.status().message();
   ASSERT_TRUE(WriteResults({kept.value()}, dir + "/kept.db").ok());
 
   auto writer = ResultWriter::Open(dir + "/streamed.db");
   ASSERT_TRUE(writer.ok()) << writer.status().message();
-  auto streamed = f.Run(writer.value().get());
+  auto streamed = f.Run(writer.value().get(), form);
   ASSERT_TRUE(streamed.ok()) << streamed.status().message();
   EXPECT_TRUE(streamed.value().jobs.empty());  // nothing held
   ASSERT_TRUE(writer.value()->Commit().ok());
@@ -85,9 +90,16 @@ TEST(ResultWriterTest, StreamedTablesEqualWhatWriteResultsWrites) {
   EXPECT_EQ(Count(a, b, "SELECT count(*) FROM jobs"), 6000);
   EXPECT_GT(Count(a, b, "SELECT count(*) FROM waits"), 1000);
   EXPECT_GT(Count(a, b, "SELECT count(*) FROM samples"), 100);
+  const std::string stored = changes ? "change_points" : "interval_samples";
+  EXPECT_GT(Count(a, b, "SELECT count(*) FROM " + stored), 100);
+  EXPECT_EQ(
+      Count(a, b,
+            "SELECT count(*) FROM " + std::string(changes ? "interval_samples" : "change_points")),
+      0);
   // Every table holds the same rows, value for value (EXCEPT compares
   // REALs exactly), and the same number of them.
-  for (const char* t : {"meta", "runs", "jobs", "samples", "waits"}) {
+  for (const char* t :
+       {"meta", "runs", "jobs", "samples", "interval_samples", "change_points", "waits"}) {
     SCOPED_TRACE(t);
     const std::string T(t);
     EXPECT_EQ(Count(a, b, "SELECT count(*) FROM " + T), Count(a, b, "SELECT count(*) FROM b." + T));
@@ -110,10 +122,10 @@ TEST(ResultWriterTest, StreamedTablesEqualWhatWriteResultsWrites) {
                   "WHERE x.outcome = 'finished' AND y.outcome = 'finished' "
                   "AND y.finish_s < x.finish_s"),
             0);
-  // Samples in time order.
+  // Samples (change points) in time order.
   EXPECT_EQ(Count(a, b,
-                  "SELECT count(*) FROM samples s JOIN samples t ON t.rowid = s.rowid + 1 "
-                  "WHERE t.time_s <= s.time_s"),
+                  "SELECT count(*) FROM " + stored + " s JOIN " + stored +
+                      " t ON t.rowid = s.rowid + 1 WHERE t.time_s <= s.time_s"),
             0);
   // And ReadResults gives the same run back.
   auto back = ReadResults(a);
@@ -128,6 +140,56 @@ TEST(ResultWriterTest, StreamedTablesEqualWhatWriteResultsWrites) {
     EXPECT_EQ(r.jobs[k].waits.size(), kept.value().jobs[k].waits.size());
   }
   EXPECT_EQ(r.summary.wait_p95_s, kept.value().summary.wait_p95_s);
+  EXPECT_EQ(r.meta.series, changes ? "changes" : "samples");
+  EXPECT_EQ(r.changes.size(), kept.value().changes.size());
+  ASSERT_EQ(r.samples.size(), kept.value().samples.size());
+  for (size_t k = 0; k < r.samples.size(); ++k) {
+    EXPECT_EQ(r.samples[k].time, kept.value().samples[k].time);
+    EXPECT_TRUE(SameState(r.samples[k], kept.value().samples[k])) << "sample " << k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(BothForms, ResultWriterForm,
+                         ::testing::Values(SeriesForm::kSamples, SeriesForm::kChanges),
+                         [](const ::testing::TestParamInfo<SeriesForm>& p) {
+                           return std::string(SeriesFormName(p.param));
+                         });
+
+// The view `samples` of a run of change points holds, row for row and bit
+// for bit, the samples a run of samples took; ReadResults derives the same.
+TEST(ResultWriterTest, SamplesViewOfChangePointsEqualsTheSamplesTaken) {
+  const Fixture f;
+  const std::string dir = testutil::TempDir();
+  const std::string a = dir + "/changes.db", b = dir + "/samples.db";
+  auto changes = f.Run(nullptr, SeriesForm::kChanges);
+  auto taken = f.Run(nullptr, SeriesForm::kSamples);
+  ASSERT_TRUE(changes.ok() && taken.ok());
+  ASSERT_TRUE(WriteResults({changes.value()}, a).ok());
+  ASSERT_TRUE(WriteResults({taken.value()}, b).ok());
+  const int64_t ticks = Count(a, b, "SELECT count(*) FROM b.interval_samples");
+  EXPECT_GT(ticks, 100);
+  EXPECT_EQ(Count(a, b, "SELECT sample_count FROM runs"), ticks);
+  EXPECT_EQ(Count(a, b, "SELECT count(*) FROM main.samples"), ticks);
+  // Fewer points than ticks here (6,000 jobs over about 50 days of 600 s
+  // ticks would be about 7,000 ticks; the points are the instants that
+  // changed something).
+  EXPECT_GT(Count(a, b, "SELECT count(*) FROM main.change_points"), 100);
+  EXPECT_EQ(Count(a, b,
+                  "SELECT count(*) FROM (SELECT * FROM main.samples EXCEPT SELECT * FROM "
+                  "b.samples)"),
+            0);
+  EXPECT_EQ(Count(a, b,
+                  "SELECT count(*) FROM (SELECT * FROM b.samples EXCEPT SELECT * FROM "
+                  "main.samples)"),
+            0);
+  auto back = ReadResults(a);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const std::vector<Sample>& derived = back.value()[0].samples;
+  ASSERT_EQ(derived.size(), taken.value().samples.size());
+  for (size_t k = 0; k < derived.size(); ++k) {
+    EXPECT_EQ(derived[k].time, taken.value().samples[k].time);
+    EXPECT_TRUE(SameState(derived[k], taken.value().samples[k])) << "sample " << k;
+  }
 }
 
 TEST(ResultWriterTest, SameRunGivesByteIdenticalFiles) {

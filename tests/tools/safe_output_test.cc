@@ -242,7 +242,8 @@ TEST(SafeOutput, MissingFolderIsAnErrorForAFileButCreatedForCsv) {
   EXPECT_FALSE(fs::exists(dir + "/nope"));
   ASSERT_EQ(ExportCsv(Runs(), dir + "/a/b", Guard("--csv")).message(), "");
   EXPECT_EQ(Entries(dir + "/a/b"),
-            (std::vector<std::string>{"jobs.csv", "runs.csv", "samples.csv", "waits.csv"}));
+            (std::vector<std::string>{"change_points.csv", "jobs.csv", "runs.csv", "samples.csv",
+                                      "waits.csv"}));
 }
 
 TEST(SafeOutput, ExistingFileInsideAnInputFolderIsNotReplaced) {

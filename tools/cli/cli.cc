@@ -138,7 +138,7 @@ Status Execute(Options& o, std::vector<std::string> policies, const std::string&
   }
   if (!o.csv_dir.empty()) {
     if (Status s = ExportCsv(runs, o.csv_dir, Guard(o, "--csv")); !s.ok()) return s;
-    std::cout << "CSV written to " << o.csv_dir << "/{runs,jobs,samples}.csv\n";
+    std::cout << "CSV written to " << o.csv_dir << "/{runs,jobs,samples,waits,change_points}.csv\n";
   }
   if (!o.report.empty()) {
     if (Status s = WriteReport(runs, o.report, {}, Guard(o, "--report", false, kReportFormat));

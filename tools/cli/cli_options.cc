@@ -223,6 +223,15 @@ void AddRunOptions(CLI::App* cmd, CliOptions& o) {
       ->check(checks::Above(0, "seconds"))
       ->capture_default_str()
       ->group(kRunGroup);
+  cmd->add_option("--series", o.run.series,
+                  "How the results record the cluster's state over time: changes = one row per "
+                  "instant at which it changed (exact), samples = one row every "
+                  "--sample-interval; auto = changes when that is fewer rows (2 x jobs <= "
+                  "ticks over the arrivals). The samples view shows both at every tick "
+                  "(docs/results.md)")
+      ->check(checks::OneOf({"auto", "changes", "samples"}))
+      ->capture_default_str()
+      ->group(kRunGroup);
   cmd->add_option("--horizon", o.run.horizon_s,
                   "Stop at this simulated time, in seconds from the first submission "
                   "(default: run until every job ends)")
@@ -421,6 +430,7 @@ Status FlagError(const Status& s) {
       {"checkpoint_interval", "--checkpoint-interval"},
       {"pass_interval", "--pass-interval"},
       {"sample_interval", "--sample-interval"},
+      {"series", "--series"},
       {"horizon", "--horizon"},
       {"price_per_gpu_h", "--price"},
       {"power", "--power"},
@@ -487,6 +497,9 @@ Result<RunSpec> ToRunSpec(const RunFlags& f, uint64_t seed) {
   auto window = ParseWindow(f.window);
   if (!window.ok()) return FlagError(window.status());
   r.window = window.value();
+  auto series = ParseSeriesForm(f.series);
+  if (!series.ok()) return FlagError(series.status());
+  r.series = series.value();
   auto warmup = seconds(f.warmup_s, "--warmup", false);
   if (!warmup.ok()) return warmup.status();
   r.warmup = warmup.value();

@@ -46,6 +46,7 @@ struct RunFlags {
   double rack_power_budget_w = 0;  // 0 = none
   bool wait_detail = false;
   std::string window = "arrivals";
+  std::string series = "auto";
   double warmup_s = 0;
   double restart_cost_s = 0;
   std::string events_file;            // "" = a constant cluster

@@ -57,7 +57,7 @@ Status WriteOutputs(const std::vector<RunResult>& runs, const SharedCliOptions& 
   }
   if (!sh.csv_dir.empty()) {
     if (Status s = ExportCsv(runs, sh.csv_dir, Guard(sh, "--csv")); !s.ok()) return s;
-    msg << "CSV written to " << sh.csv_dir << "/{runs,jobs,samples}.csv\n";
+    msg << "CSV written to " << sh.csv_dir << "/{runs,jobs,samples,waits,change_points}.csv\n";
   }
   return Status::Ok();
 }

@@ -131,6 +131,15 @@ MemoryDemand DemandOfRuns(const Inputs& in, const RunSpec& s, int64_t runs,
   d.groups = static_cast<int64_t>(in.cluster.groups.size());
   d.samples_per_run = SamplesPerRun(in.workload, s.sample_interval.seconds(),
                                     s.horizon ? s.horizon->seconds() : -1);
+  // Change points are held besides the samples derived from them: at most
+  // one per instant, and an instant is an arrival, a start or an end (3 x
+  // jobs); --series auto takes them only when there are no more of them
+  // than ticks.
+  const int64_t points = MulAdd(d.jobs, 3, 0);
+  if (s.series == SeriesForm::kChanges)
+    d.samples_per_run = MulAdd(1, d.samples_per_run, points);
+  else if (s.series == SeriesForm::kAuto)
+    d.samples_per_run = MulAdd(1, d.samples_per_run, std::min(points, d.samples_per_run));
   d.runs = runs;
   d.runs_label = std::move(runs_label);
   return d;

@@ -58,6 +58,13 @@ Result<Window> ParseWindow(const std::string& name) {
                        "window: expected arrivals or full, got '" + name + "'");
 }
 
+Result<SeriesForm> ParseSeriesForm(const std::string& name) {
+  for (SeriesForm f : {SeriesForm::kAuto, SeriesForm::kChanges, SeriesForm::kSamples})
+    if (name == SeriesFormName(f)) return f;
+  return Status::Error(StatusCode::kInvalidArgument,
+                       "series: expected auto, changes or samples, got '" + name + "'");
+}
+
 Result<MigSpec> ParseMigSpec(const std::string& text) {
   auto m = ParseMigMode(text);
   if (!m.ok()) return m.status();
@@ -232,6 +239,7 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   // 5. Progress model.
   SimConfig& cfg = s->cfg;
   cfg.sample_interval = spec.sample_interval;
+  cfg.series = spec.series;
   if (spec.horizon)
     cfg.horizon =
         *spec.horizon + (in.workload.jobs.empty() ? Micros(0) : in.workload.jobs.front().submit);

@@ -144,6 +144,10 @@ const std::vector<std::pair<std::string, Setter>>& Keys() {
       {"warmup_s", Seconds(false, &RunSpec::warmup)},
       {"restart_cost_s", Seconds(false, &RunSpec::restart_cost)},
       {"sample_interval_s", Seconds(true, &RunSpec::sample_interval)},
+      {"series",
+       [](utilsim_spec& s, const std::string& v) {
+         return Parsed(ParseSeriesForm(v), [&](SeriesForm f) { s.spec.series = f; });
+       }},
       {"horizon_s",
        [](utilsim_spec& s, const std::string& v) {
          if (None(v)) {

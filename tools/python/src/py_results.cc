@@ -128,6 +128,9 @@ py::dict MetaDict(const RunMeta& m) {
   d["workload_source"] = m.workload_source;
   d["cluster_name"] = m.cluster_name;
   d["sample_interval_s"] = m.sample_interval.seconds();
+  d["series"] = m.series;
+  d["sample_start_s"] = m.sample_start.seconds();
+  d["sample_count"] = m.sample_count;
   d["progress_model"] = m.progress_model;
   d["notes"] = m.notes;
   return d;
@@ -207,6 +210,7 @@ void BindResults(py::module_& m) {
       .def("meta", [](const RunData& r) { return MetaDict(r.run.meta); })
       .def("job_columns", [](const RunData& r) { return JobColumns(r.run.jobs); })
       .def("sample_columns", [](const RunData& r) { return SampleColumns(r.run.samples); })
+      .def("change_point_columns", [](const RunData& r) { return SampleColumns(r.run.changes); })
       .def_property_readonly("num_jobs", [](const RunData& r) { return r.run.jobs.size(); })
       .def_property_readonly("num_samples", [](const RunData& r) { return r.run.samples.size(); });
   m.def(

@@ -20,6 +20,7 @@ const std::vector<Choice>& Choices() {
       {"sharing", {"fractional", "exclusive", "timeslice", "mps"}},
       {"cpu_alloc", {"request", "proportional", "measured"}},
       {"window", {"arrivals", "full"}},
+      {"series", {"auto", "changes", "samples"}},
   };
   return kChoices;
 }
@@ -72,9 +73,10 @@ double RangeValue(const Range& r, const py::handle& v) {
 
 py::list SpecKeys() {
   py::list keys;
-  for (const char* k : {"model", "comm_fraction", "sharing", "mps_thread_pct", "cpu_alloc",
-                        "window", "warmup_s", "restart_cost_s", "sample_interval_s", "horizon_s",
-                        "price_per_gpu_h", "events", "checkpoint_interval_s", "pass_interval_s"})
+  for (const char* k :
+       {"model", "comm_fraction", "sharing", "mps_thread_pct", "cpu_alloc", "window", "warmup_s",
+        "restart_cost_s", "sample_interval_s", "series", "horizon_s", "price_per_gpu_h", "events",
+        "checkpoint_interval_s", "pass_interval_s"})
     keys.append(k);
   return keys;
 }
@@ -112,6 +114,7 @@ RunOptions ParseRunOptions(const py::dict& spec, uint64_t seed) {
       if (key == "sharing") s.sharing = ParseSharingMode(val, 100).value();
       if (key == "cpu_alloc") s.cpu_alloc = ParseCpuAlloc(val).value();
       if (key == "window") s.window = ParseWindow(val).value();
+      if (key == "series") s.series = ParseSeriesForm(val).value();
     } else if (range) {
       if (key == "horizon_s" && v.is_none()) continue;
       const double d = RangeValue(*range, v);

@@ -64,12 +64,18 @@ class Run:
     meta     dict of the run's identity (label, policies and versions, seed,
              input_digest, workload_source, progress_model, notes, ...)
     jobs     pandas DataFrame, one row per job (the jobs table's columns)
-    samples  pandas DataFrame, one row per sample (the samples table's)
+    samples  pandas DataFrame, one row per sample tick (the samples view's
+             columns)
+    change_points
+             pandas DataFrame, one row per instant at which the cluster's
+             state changed (the change_points table's columns); empty
+             unless meta["series"] is "changes" (docs/results.md)
     """
 
     def __init__(self, data):
         self._data = data
         self._summary = self._meta = self._jobs = self._samples = None
+        self._change_points = None
 
     @property
     def label(self):
@@ -98,6 +104,12 @@ class Run:
         if self._samples is None:
             self._samples = _pandas().DataFrame(self._data.sample_columns())
         return self._samples
+
+    @property
+    def change_points(self):
+        if self._change_points is None:
+            self._change_points = _pandas().DataFrame(self._data.change_point_columns())
+        return self._change_points
 
     def __repr__(self):
         s = self.summary
@@ -144,7 +156,7 @@ def run(
     profiles  a YAML file of placement profiles (docs/policies.md)
     format    the trace's format (default: detected)
     **spec    model, comm_fraction, sharing, mps_thread_pct, cpu_alloc,
-              window, warmup_s, restart_cost_s, sample_interval_s, horizon_s,
+              window, warmup_s, restart_cost_s, sample_interval_s, series, horizon_s,
               price_per_gpu_h, events (an events file: nodes down, drained,
               added or removed, failures, stragglers; docs/cluster-events.md),
               checkpoint_interval_s, pass_interval_s (the command line's

@@ -100,7 +100,7 @@ class CsvFile {
 
 std::vector<std::string> CsvExportPaths(const std::string& dir) {
   std::vector<std::string> out;
-  for (const char* name : {"runs.csv", "jobs.csv", "samples.csv", "waits.csv"})
+  for (const char* name : {"runs.csv", "jobs.csv", "samples.csv", "waits.csv", "change_points.csv"})
     out.push_back((std::filesystem::path(dir) / name).string());
   return out;
 }
@@ -153,13 +153,23 @@ Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir,
     }
     if (Status s = f.Commit(); !s.ok()) return s;
   }
-  CsvFile f(files[3], results::WaitsTable(), guard);
-  for (size_t r = 0; r < runs.size(); ++r) {
-    for (const JobRecord& j : runs[r].jobs) {
-      for (const WaitInterval& w : j.waits) {
-        results::WaitRow(static_cast<int64_t>(r + 1), j.job, w, &row);
-        f.Add(row);
+  {
+    CsvFile f(files[3], results::WaitsTable(), guard);
+    for (size_t r = 0; r < runs.size(); ++r) {
+      for (const JobRecord& j : runs[r].jobs) {
+        for (const WaitInterval& w : j.waits) {
+          results::WaitRow(static_cast<int64_t>(r + 1), j.job, w, &row);
+          f.Add(row);
+        }
       }
+    }
+    if (Status s = f.Commit(); !s.ok()) return s;
+  }
+  CsvFile f(files[4], results::ChangePointsTable(), guard);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    for (const Sample& s : runs[r].changes) {
+      results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
+      f.Add(row);
     }
   }
   return f.Commit();

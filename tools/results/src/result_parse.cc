@@ -104,6 +104,12 @@ Status ParseRunRow(const std::vector<Cell>& row, RunResult* run) {
   m.workload_source = r.Text();
   m.cluster_name = r.Text();
   m.sample_interval = r.Time();
+  m.series = r.Text();
+  m.sample_start = r.Time();
+  m.sample_count = r.Int();
+  if (m.series != "changes" && m.series != "samples")
+    return Status::Error("table runs, column series: \"" + m.series +
+                         "\", expected changes or samples");
   m.progress_model = r.Text();
   m.notes = r.Text();
   for (const SummaryField& f : SummaryFields()) {
@@ -156,8 +162,8 @@ Status ParseJobRow(const std::vector<Cell>& row, JobRecord* j) {
   return Status::Error("table jobs, column outcome: unknown outcome '" + outcome + "'");
 }
 
-Status ParseSampleRow(const std::vector<Cell>& row, Sample* s) {
-  RowReader r(SamplesTable(), row);
+Status ParseSampleRow(const std::vector<Cell>& row, Sample* s, const Table& table) {
+  RowReader r(table, row);
   s->time = r.Time();
   s->gpus_allocated = r.Real();
   s->gpus_busy = r.Real();

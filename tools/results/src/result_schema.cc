@@ -146,6 +146,9 @@ const Table& RunsTable() {
              {"workload_source", T::kText},
              {"cluster_name", T::kText},
              {"sample_interval_s", T::kReal},
+             {"series", T::kText},
+             {"sample_start_s", T::kReal},
+             {"sample_count", T::kInteger},
              {"progress_model", T::kText},
              {"notes", T::kText}}};
     for (const SummaryField& f : SummaryFields()) {
@@ -192,28 +195,38 @@ const Table& JobsTable() {
   return kTable;
 }
 
+namespace {
+// The columns of a state of the cluster (Sample), in table `name`.
+Table StateTable(const char* name) {
+  using T = ColumnType;
+  Table t{name,
+          {{"run_id", T::kInteger},
+           {"time_s", T::kReal},
+           {"gpus_allocated", T::kReal},
+           {"gpus_busy", T::kReal},
+           {"queued", T::kInteger},
+           {"running", T::kInteger},
+           {"cpu_allocated_frac", T::kReal},
+           {"mem_allocated_frac", T::kReal},
+           {"gpus_free_whole", T::kInteger},
+           {"gpus_stranded", T::kInteger}}};
+  for (size_t c = 0; c < kCauses; ++c)
+    t.columns.push_back(
+        {std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpus", T::kReal});
+  t.columns.push_back({"frag_gpu_milli", T::kReal});
+  t.columns.push_back({"power_w", T::kReal});
+  t.columns.push_back({"gpus_down", T::kInteger});
+  return t;
+}
+}  // namespace
+
 const Table& SamplesTable() {
-  static const Table kTable = [] {
-    using T = ColumnType;
-    Table t{"samples",
-            {{"run_id", T::kInteger},
-             {"time_s", T::kReal},
-             {"gpus_allocated", T::kReal},
-             {"gpus_busy", T::kReal},
-             {"queued", T::kInteger},
-             {"running", T::kInteger},
-             {"cpu_allocated_frac", T::kReal},
-             {"mem_allocated_frac", T::kReal},
-             {"gpus_free_whole", T::kInteger},
-             {"gpus_stranded", T::kInteger}}};
-    for (size_t c = 0; c < kCauses; ++c)
-      t.columns.push_back(
-          {std::string("idle_") + IdleCauseName(static_cast<IdleCause>(c)) + "_gpus", T::kReal});
-    t.columns.push_back({"frag_gpu_milli", T::kReal});
-    t.columns.push_back({"power_w", T::kReal});
-    t.columns.push_back({"gpus_down", T::kInteger});
-    return t;
-  }();
+  static const Table kTable = StateTable("interval_samples");
+  return kTable;
+}
+
+const Table& ChangePointsTable() {
+  static const Table kTable = StateTable("change_points");
   return kTable;
 }
 
@@ -266,6 +279,9 @@ void RunRow(int64_t run_id, const RunResult& run, std::vector<Cell>* row) {
           Cell::Text(m.workload_source),
           Cell::Text(m.cluster_name),
           TimeCell(m.sample_interval),
+          Cell::Text(m.series),
+          TimeCell(m.sample_start),
+          Cell::Int(m.sample_count),
           Cell::Text(m.progress_model),
           Cell::Text(m.notes)};
   for (const SummaryField& f : SummaryFields()) {

@@ -1,4 +1,5 @@
-// Private: the columns of the result tables (runs, jobs, samples) and the
+// Private: the columns of the result tables (runs, jobs, samples, change
+// points, waits) and the
 // conversion of one record to and from a row of cells. Shared by the SQLite
 // store and the CSV export so both always carry the same columns in the same
 // order. docs/results.md documents each column; keep the two in step.
@@ -55,7 +56,12 @@ const std::vector<SummaryField>& SummaryFields();
 // The data tables; every row starts with run_id.
 const Table& RunsTable();
 const Table& JobsTable();
+// The samples of runs whose series form is "samples" (table
+// interval_samples), and the change points of the others (change_points):
+// the same columns. The view `samples` shows every run's samples (the
+// second form's derived; CreateResultSchema).
 const Table& SamplesTable();
+const Table& ChangePointsTable();
 // One row per interval of a job's wait (JobRecord::waits), in job order.
 const Table& WaitsTable();
 
@@ -70,7 +76,9 @@ void WaitRow(int64_t run_id, JobIndex job, const WaitInterval& w, std::vector<Ce
 // Errors name the column holding a bad value; the caller adds the path.
 Status ParseRunRow(const std::vector<Cell>& row, RunResult* run);
 Status ParseJobRow(const std::vector<Cell>& row, JobRecord* job);
-Status ParseSampleRow(const std::vector<Cell>& row, Sample* sample);
+// A row of interval_samples or (table = ChangePointsTable()) change_points.
+Status ParseSampleRow(const std::vector<Cell>& row, Sample* sample,
+                      const Table& table = SamplesTable());
 // A waits row: appends the interval to (*jobs)[its job index].
 Status ParseWaitRow(const std::vector<Cell>& row, std::vector<JobRecord>* jobs);
 

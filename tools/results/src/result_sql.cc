@@ -30,6 +30,39 @@ std::string CreateSql(const Table& t) {
   return sql + ")";
 }
 
+// The view `samples`: every run's state at its sample ticks. A run of
+// series "samples" has its rows in interval_samples; for one of "changes"
+// each tick k < sample_count, at sample_start + k x sample_interval (in
+// integer microseconds, as the engine counts), shows the last change point
+// at or before it. A point's time_s is its microseconds / 1e6, so "at or
+// before the tick" is time_s <= (tick + 0.5 us) / 1e6, which keeps the
+// lookup on the index.
+std::string SamplesViewSql() {
+  const Table& t = SamplesTable();
+  std::string plain, derived;
+  for (size_t k = 0; k < t.columns.size(); ++k) {
+    const std::string& c = t.columns[k].name;
+    plain += (k ? ", " : "") + c;
+    if (c == "run_id")
+      derived += "t.run_id";
+    else if (c == "time_s")
+      derived += ", t.us / 1e6";
+    else
+      derived += ", c." + c;
+  }
+  return "CREATE VIEW samples AS SELECT " + plain + " FROM interval_samples UNION ALL SELECT " +
+         derived +
+         " FROM (WITH RECURSIVE tick(run_id, k, n, t0, dt) AS ("
+         "SELECT run_id, 0, sample_count, CAST(round(sample_start_s * 1e6) AS INTEGER), "
+         "CAST(round(sample_interval_s * 1e6) AS INTEGER) FROM runs "
+         "WHERE series = 'changes' AND sample_count > 0 "
+         "UNION ALL SELECT run_id, k + 1, n, t0, dt FROM tick WHERE k + 1 < n) "
+         "SELECT run_id, t0 + k * dt AS us FROM tick) t "
+         "JOIN change_points c ON c.run_id = t.run_id AND c.time_s = "
+         "(SELECT max(p.time_s) FROM change_points p WHERE p.run_id = t.run_id "
+         "AND p.time_s <= (t.us + 0.5) / 1e6)";
+}
+
 }  // namespace
 
 Status CheckResultsPath(const std::string& path, const OutputGuard& guard, OutputGuard* g) {
@@ -50,9 +83,12 @@ bool CreateResultSchema(Db& db) {
     return false;
   }
   if (!db.Exec("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")) return false;
-  for (const Table* t : {&RunsTable(), &JobsTable(), &SamplesTable(), &WaitsTable()}) {
+  for (const Table* t :
+       {&RunsTable(), &JobsTable(), &SamplesTable(), &ChangePointsTable(), &WaitsTable()}) {
     if (!db.Exec(CreateSql(*t))) return false;
   }
+  if (!db.Exec("CREATE INDEX change_points_by_time ON change_points(run_id, time_s)")) return false;
+  if (!db.Exec(SamplesViewSql())) return false;
   // Queued hours per run, tenant and cause, from the waits (docs/results.md).
   if (!db.Exec("CREATE VIEW waits_by_cause AS SELECT w.run_id AS run_id, j.tenant AS tenant, "
                "w.cause AS cause, COUNT(DISTINCT w.job_index) AS jobs, "

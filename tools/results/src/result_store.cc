@@ -41,12 +41,12 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
   if (!results::CreateResultSchema(db)) return fail("cannot create tables");
   if (!results::WriteMetaTable(db, version)) return fail("cannot write meta");
   const Table* tables[] = {&results::RunsTable(), &results::JobsTable(), &results::SamplesTable(),
-                           &results::WaitsTable()};
+                           &results::WaitsTable(), &results::ChangePointsTable()};
 
   // Table by table, runs in order: one contiguous stretch of pages per table.
   std::vector<Cell> row;
-  Stmt insert[4];
-  for (int t = 0; t < 4; ++t) {
+  Stmt insert[5];
+  for (int t = 0; t < 5; ++t) {
     if (!insert[t].Prepare(db, results::InsertSql(*tables[t]))) return fail("cannot write");
   }
   for (size_t r = 0; r < runs.size(); ++r) {
@@ -59,10 +59,20 @@ Status WriteDb(const std::vector<RunResult>& runs, const std::string& file,
       if (!results::InsertRow(insert[1].get(), row)) return fail("cannot write jobs");
     }
   }
+  // A run's series in one form: its samples, or the change points they
+  // derive from (the view `samples` derives them again).
   for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].meta.series == "changes") continue;
     for (const Sample& s : runs[r].samples) {
       results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
       if (!results::InsertRow(insert[2].get(), row)) return fail("cannot write samples");
+    }
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].meta.series != "changes") continue;
+    for (const Sample& s : runs[r].changes) {
+      results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
+      if (!results::InsertRow(insert[4].get(), row)) return fail("cannot write change points");
     }
   }
   for (size_t r = 0; r < runs.size(); ++r) {
@@ -124,6 +134,27 @@ Status ReadTable(const Db& db, const Table& t, const std::string& order,
   }
   if (rc != SQLITE_DONE)
     return Status::Error(path + ": cannot read " + t.name + ": " + db.message());
+  return Status::Ok();
+}
+
+// A run of series "changes": its samples from its change points. Each run's
+// rows are in one table only.
+Status DeriveSamples(const std::string& path, size_t run_id, RunResult* run) {
+  const std::string where = path + ": run " + std::to_string(run_id) + ": ";
+  const RunMeta& m = run->meta;
+  if (m.series != "changes") {
+    if (!run->changes.empty())
+      return Status::Error(where + "change points in a run whose series is samples");
+    return Status::Ok();
+  }
+  if (!run->samples.empty())
+    return Status::Error(where + "interval samples in a run whose series is changes");
+  if (!SamplesFromChanges(run->changes, m.sample_start, m.sample_interval, m.sample_count,
+                          &run->samples))
+    return Status::Error(where + "the change points (" + std::to_string(run->changes.size()) +
+                         ") do not cover its " + std::to_string(m.sample_count) +
+                         " sample ticks from " + std::to_string(m.sample_start.seconds()) +
+                         " s, or are out of time order");
   return Status::Ok();
 }
 
@@ -241,6 +272,14 @@ Result<std::vector<RunResult>> ReadResults(const std::string& path) {
                     return results::ParseSampleRow(row, &runs[r].samples.emplace_back());
                   });
   }
+  if (s.ok()) {
+    s = ReadTable(db, results::ChangePointsTable(), "rowid", run_index, path,
+                  [&](size_t r, const std::vector<Cell>& row) {
+                    return results::ParseSampleRow(row, &runs[r].changes.emplace_back(),
+                                                   results::ChangePointsTable());
+                  });
+  }
+  for (size_t r = 0; s.ok() && r < runs.size(); ++r) s = DeriveSamples(path, r + 1, &runs[r]);
   if (s.ok()) {
     s = ReadTable(db, results::WaitsTable(), "rowid", run_index, path,
                   [&](size_t r, const std::vector<Cell>& row) {

@@ -31,6 +31,8 @@ struct Batch {
   size_t n_jobs = 0;
   std::vector<Sample> samples;
   size_t n_samples = 0;
+  std::vector<Sample> points;  // change points
+  size_t n_points = 0;
 };
 
 }  // namespace
@@ -40,7 +42,7 @@ struct ResultWriter::Impl {
   OutputGuard guard;
   traces::TempFile tmp;
   results::Db db;
-  results::Stmt insert_job, insert_sample, insert_wait;
+  results::Stmt insert_job, insert_sample, insert_point, insert_wait;
   std::vector<results::Cell> row;  // the writer thread's, then Commit's
 
   // Shared between the two threads, under `mu`.
@@ -74,6 +76,10 @@ struct ResultWriter::Impl {
       results::SampleRow(1, b.samples[k], &row);
       if (!results::InsertRow(insert_sample.get(), row)) return fail("cannot write samples");
     }
+    for (size_t k = 0; k < b.n_points; ++k) {
+      results::SampleRow(1, b.points[k], &row);
+      if (!results::InsertRow(insert_point.get(), row)) return fail("cannot write change points");
+    }
     return "";
   }
 
@@ -90,7 +96,7 @@ struct ResultWriter::Impl {
       const bool failed = !error.empty();
       lock.unlock();
       std::string what = failed ? std::string() : Write(*b);
-      b->n_jobs = b->n_samples = 0;
+      b->n_jobs = b->n_samples = b->n_points = 0;
       lock.lock();
       if (!what.empty() && error.empty()) error = std::move(what);
       free.push_back(b);
@@ -114,7 +120,7 @@ struct ResultWriter::Impl {
     if (!thread.joinable()) return;
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (current && (current->n_jobs || current->n_samples)) {
+      if (current && (current->n_jobs || current->n_samples || current->n_points)) {
         full.push_back(current);
         current = nullptr;
       }
@@ -151,12 +157,19 @@ Result<std::unique_ptr<ResultWriter>> ResultWriter::Open(const std::string& path
   if (!results::CreateResultSchema(db)) return fail("cannot create tables");
   if (!impl->insert_job.Prepare(db, results::InsertSql(results::JobsTable())) ||
       !impl->insert_sample.Prepare(db, results::InsertSql(results::SamplesTable())) ||
+      !impl->insert_point.Prepare(db, results::InsertSql(results::ChangePointsTable())) ||
       !impl->insert_wait.Prepare(db, results::InsertSql(results::WaitsTable()))) {
     return fail("cannot write");
   }
   for (size_t k = 0; k < kBatches; ++k) {
     impl->batches.push_back(std::make_unique<Batch>());
-    impl->free.push_back(impl->batches.back().get());
+    // Full size at once (address space only until rows are written into
+    // it): growing would copy the records and samples several times.
+    Batch& b = *impl->batches.back();
+    b.jobs.reserve(kBatchJobs);
+    b.samples.reserve(kBatchSamples);
+    b.points.reserve(kBatchSamples);
+    impl->free.push_back(&b);
   }
   impl->current = impl->free.back();
   impl->free.pop_back();
@@ -181,6 +194,15 @@ void ResultWriter::OnSample(const Sample& sample) {
   if (b.n_samples == b.samples.size()) b.samples.emplace_back();
   b.samples[b.n_samples++] = sample;
   if (b.n_samples == kBatchSamples) m.Flush();
+}
+
+void ResultWriter::OnChangePoint(const Sample& point) {
+  Impl& m = *impl_;
+  if (m.end || !m.current) return;
+  Batch& b = *m.current;
+  if (b.n_points == b.points.size()) b.points.emplace_back();
+  b.points[b.n_points++] = point;
+  if (b.n_points == kBatchSamples) m.Flush();
 }
 
 void ResultWriter::OnEnd(const RunMeta& meta, const Summary& summary) {
@@ -215,6 +237,7 @@ Status ResultWriter::Commit(const RunResult* final_run) {
   // Statements first, then the connection, so the file is complete on disk.
   m.insert_job.Finalize();
   m.insert_sample.Finalize();
+  m.insert_point.Finalize();
   m.insert_wait.Finalize();
   insert_run.Finalize();
   m.db.Close();

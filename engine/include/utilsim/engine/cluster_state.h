@@ -177,6 +177,9 @@ class ClusterState {
   int64_t allocated_cpu() const { return alloc_cpu_; }
   int64_t allocated_mem() const { return alloc_mem_; }
   int64_t whole_free_gpus_total() const { return whole_free_total_; }
+  // Grows with every successful Allocate, every Release and SetCordoned: the
+  // state is unchanged while it is (a cheap test before a costly measure).
+  uint64_t version() const { return version_; }
 
  private:
   struct Maxes {
@@ -215,6 +218,7 @@ class ClusterState {
   int64_t total_gpus_ = 0, total_cpu_ = 0, total_mem_ = 0;
   int64_t alloc_gpu_milli_ = 0, alloc_cpu_ = 0, alloc_mem_ = 0;
   int64_t whole_free_total_ = 0;
+  uint64_t version_ = 0;
   bool budget_on_ = false;
   PowerBudget budget_;
   int64_t power_used_ = 0;

@@ -193,7 +193,15 @@ struct RunMeta {
   std::string input_digest;  // hex digest of the workload and cluster
   std::string workload_source;
   std::string cluster_name;
+  // The series (SimConfig::series, resolved): "changes" (RunResult::changes
+  // holds the change points and ::samples is derived from them) or
+  // "samples" (the samples were taken; no change points).
+  std::string series = "samples";
+  // The sample ticks: sample_count of them, sample_interval apart from
+  // sample_start (the window's start); the same in both forms.
   Micros sample_interval{0};
+  Micros sample_start{0};
+  int64_t sample_count = 0;
   std::string progress_model;  // name of the progress model used
   std::string notes;           // e.g. profile attachment rule, warnings
 };
@@ -201,9 +209,27 @@ struct RunMeta {
 struct RunResult {
   RunMeta meta;
   std::vector<JobRecord> jobs;
+  // The state at each sample tick (meta.sample_count of them, in time order).
   std::vector<Sample> samples;
+  // meta.series == "changes": the state after every instant at which it
+  // changed, in time order; each point differs from the one before it in
+  // some field other than time; the first is at the first tick. Between two
+  // points the state is the earlier one, except the busy GPUs, idle GPUs by
+  // cause and power of jobs with a utilization series, which change within
+  // their series' steps and are recorded at each event and each tick.
+  std::vector<Sample> changes;
   Summary summary;
 };
+
+// The fixed-interval view of a change-point series: for each of the `count`
+// ticks start + k x interval, the last point at or before it, with the
+// tick's time. False (and *out cleared) when a tick comes before the first
+// point or the points are not in time order.
+bool SamplesFromChanges(const std::vector<Sample>& changes, Micros start, Micros interval,
+                        int64_t count, std::vector<Sample>* out);
+// Whether two samples show the same state: every field but the time equal
+// (doubles bit for bit, NaN equal to NaN).
+bool SameState(const Sample& a, const Sample& b);
 
 // The integrals over a measurement window that the engine accumulates
 // during a run, from the jobs' run intervals and the cluster's state between

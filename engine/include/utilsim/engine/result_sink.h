@@ -10,16 +10,21 @@
 //    the kFinish / kKill event and before the scheduler's OnFinish), and
 //    every other job (running, queued, or not yet submitted at the end) in
 //    Engine::Finish(). OnSample(s) is called once per sample, when it is
-//    taken (before observers see the kSample event). OnEnd(meta, summary) is
+//    taken (before observers see the kSample event), when the run records
+//    samples; OnChangePoint(p) once per change point when it records
+//    changes (RunMeta::series), when the point's instant is over (before the
+//    first event of a later time is processed, or in Finish()). OnEnd(meta, summary) is
 //    called once, last, when Finish() succeeds.
 //  * Order. Deterministic: records and samples are delivered in the order
 //    of the events that make them final (the engine's event order: time,
 //    then phase, then sequence), the jobs left at the end in ascending job
 //    index. So the rejected, finished and killed records are in the order
 //    of their kReject / kFinish / kKill events, not in job index order;
-//    samples are in time order. The same inputs give the same sequence.
-//  * Final. A delivered record or sample is exactly the one RunResult::jobs
-//    [r.job] or RunResult::samples would hold; it never changes afterwards.
+//    samples and change points are in time order. The same inputs give the
+//    same sequence.
+//  * Final. A delivered record, sample or point is exactly the one
+//    RunResult::jobs[r.job], ::samples or ::changes would hold; it never
+//    changes afterwards.
 //    The references are valid only during the call: copy what you keep.
 //  * Thread. Called on the thread that drives the engine (the caller of
 //    Simulate, Step, RunUntil or Finish), never concurrently.
@@ -42,8 +47,11 @@ class ResultSink {
   virtual ~ResultSink() = default;
   // A job's record, final (see above for when).
   virtual void OnJob(const JobRecord& record) = 0;
-  // A sample of the cluster, as it was taken.
+  // A sample of the cluster, as it was taken (series form "samples").
   virtual void OnSample(const Sample& sample) = 0;
+  // A change point (series form "changes", RunResult::changes), when its
+  // instant is over: in time order, instead of samples.
+  virtual void OnChangePoint(const Sample& point) = 0;
   // The end of a successful run: the meta and summary that Finish() returns.
   virtual void OnEnd(const RunMeta& meta, const Summary& summary) {
     (void)meta;

@@ -31,11 +31,28 @@ enum class Window {
   kFull,
 };
 
+// How a run records the cluster's state over time (docs/results.md, "The
+// time series").
+enum class SeriesForm : uint8_t {
+  // kChanges when the workload would give no more change points than
+  // samples: 2 x jobs + cluster events <= ticks from the first to the last
+  // submission (a rule of the inputs alone, so deterministic).
+  kAuto,
+  // One point per instant at which the state changed (RunResult::changes),
+  // exact for every figure that changes only at events; the fixed-interval
+  // samples are derived from them (SamplesFromChanges).
+  kChanges,
+  // One sample per tick (RunResult::samples), as stored before schema 8.
+  kSamples,
+};
+const char* SeriesFormName(SeriesForm f);  // "auto", "changes", "samples"
+
 struct SimConfig {
-  Micros sample_interval = Seconds(300);  // > 0
-  Micros horizon = kNever;                // events after this time are not processed
-  uint64_t seed = 1;                      // recorded in results; policies draw from it
-  double price_per_gpu_h = 2.0;           // USD per GPU-hour, for the idle cost figure
+  Micros sample_interval = Seconds(300);  // > 0: the ticks of the samples
+  SeriesForm series = SeriesForm::kAuto;
+  Micros horizon = kNever;       // events after this time are not processed
+  uint64_t seed = 1;             // recorded in results; policies draw from it
+  double price_per_gpu_h = 2.0;  // USD per GPU-hour, for the idle cost figure
   // Power of GPUs and nodes (power.h), for the energy figures; must pass
   // CheckPowerModel.
   PowerModel power = DefaultPowerModel();
@@ -93,14 +110,17 @@ struct SimConfig {
   // Fragmentation of the cluster at each sample, in milli-GPU (the tools set
   // the FGD measure, policies/fgd.h, over the workload's task shapes): fills
   // Sample::frag_gpu_milli and Summary::frag_mean_pct. Empty = not computed
-  // (NaN). Called once per sample, in order, on the simulation's thread; it
-  // may keep state (one hook per simulation).
+  // (NaN). Called once per sample and, in the series form "changes", once
+  // per change point at which the cluster's allocations changed (ClusterState
+  // ::version), in time order, on the simulation's thread; it may keep state
+  // (one hook per simulation).
   std::function<double(const ClusterState&)> fragmentation;
-  // Streaming results (result_sink.h): every JobRecord and Sample is given
-  // to the sink as soon as it is final, on the driving thread. Not owned; it
+  // Streaming results (result_sink.h): every JobRecord, Sample and change
+  // point is given to the sink as soon as it is final, on the driving thread. Not owned; it
   // must outlive the run (Finish). nullptr = none.
   ResultSink* sink = nullptr;
-  // false: RunResult::jobs and ::samples stay empty (a sink has them) and
+  // false: RunResult::jobs, ::samples and ::changes stay empty (a sink has
+  // them) and
   // the run holds no rows, only a few figures per job for the summary;
   // RunResult::meta and ::summary are exactly those of a run with true.
   bool keep_rows = true;

@@ -20,7 +20,7 @@ struct MemoryDemand {
   int64_t jobs = 0;             // jobs of the workload (held once, and once per run)
   int64_t nodes = 0;            // nodes of the (largest) cluster a run builds
   int64_t groups = 0;           // node groups of the cluster spec (held once)
-  int64_t samples_per_run = 0;  // cluster samples each run records
+  int64_t samples_per_run = 0;  // cluster samples (and change points) each run records
   int64_t runs = 1;             // simulations held at once
   int64_t workload_copies = 1;  // copies of the workload held (validate: one per size)
   std::string runs_label;       // how `runs` reads in a message, e.g. "3 policies"

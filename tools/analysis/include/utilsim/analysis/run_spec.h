@@ -60,6 +60,8 @@ const char* SharingModeName(SharingMode m);
 // "arrivals", "full".
 const char* WindowName(Window w);
 Result<Window> ParseWindow(const std::string& name);
+// "auto", "changes", "samples" (SeriesFormName).
+Result<SeriesForm> ParseSeriesForm(const std::string& name);
 
 // MIG (docs/mig.md).
 struct MigSpec {
@@ -85,6 +87,7 @@ struct RunSpec {
   Micros warmup{0};                       // >= 0, skipped at the start of the arrivals window
   Micros restart_cost{0};                 // >= 0, work a preempted job redoes
   Micros sample_interval = Seconds(300);  // > 0
+  SeriesForm series = SeriesForm::kAuto;  // change points or samples (SimConfig::series)
   // Simulated time after the first submission at which runs stop; none =
   // run to the end.
   std::optional<Micros> horizon;

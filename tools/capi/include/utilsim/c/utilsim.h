@@ -137,6 +137,7 @@ UTILSIM_C_API void utilsim_spec_free(utilsim_spec* spec);
 //  warmup_s            seconds >= 0 [0]
 //  restart_cost_s      seconds >= 0 [0]
 //  sample_interval_s   seconds > 0 [300]
+//  series              auto | changes | samples [auto] (docs/results.md)
 //  horizon_s           seconds >= 0 after the first submission, or none [none]
 //  seed                0..2^64-1 [1]
 //  price_per_gpu_h     >= 0 [2]

@@ -11,9 +11,11 @@
 
 namespace utilsim {
 
-// Writes `<dir>/runs.csv`, `<dir>/jobs.csv` and `<dir>/samples.csv`, each with
-// a header line and the columns of the table of the same name (run_id first;
-// run_id = position in `runs` + 1). Existing files are replaced.
+// Writes `<dir>/runs.csv`, `jobs.csv`, `samples.csv` (every run's samples:
+// the view `samples`), `waits.csv` and `change_points.csv` (the change points
+// of the runs of series "changes"), each with a header line and the columns
+// of the table of the same name (run_id first; run_id = position in `runs` +
+// 1). Existing files are replaced.
 //
 // Format: RFC 4180 (comma-separated, "\n" line ends, text fields quoted when
 // they hold a comma, quote or line break); numbers in the shortest form that
@@ -27,7 +29,7 @@ namespace utilsim {
 // Atomic per file: each file is written to `.<file>.utilsim-tmp-<pid>` beside
 // it (utilsim/traces/temp_file.h) and renamed into place; on failure the
 // temporary file is removed. Files renamed before a failure stay (the set of
-// three is not atomic as a whole).
+// five is not atomic as a whole).
 //
 // Errors (message starts with guard.option, if any): CheckOutputFolder's and
 // CheckOutput's, "<dir>: cannot create the folder: ...", or an I/O error
@@ -35,10 +37,11 @@ namespace utilsim {
 Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir,
                  const OutputGuard& guard = {});
 
-// The four files ExportCsv writes: <dir>/runs.csv, jobs.csv, samples.csv, waits.csv.
+// The five files ExportCsv writes: <dir>/runs.csv, jobs.csv, samples.csv,
+// waits.csv, change_points.csv.
 std::vector<std::string> CsvExportPaths(const std::string& dir);
 
-// ExportCsv's checks of `dir` and of its four files, without writing (the
+// ExportCsv's checks of `dir` and of its five files, without writing (the
 // CLI runs them before a run starts).
 Status CheckCsvExport(const std::string& dir, const OutputGuard& guard);
 

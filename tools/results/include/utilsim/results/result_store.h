@@ -1,6 +1,7 @@
 // The result store: one SQLite database holding one or more runs (a `compare`
 // writes all its policies into one file). The schema (tables meta, runs, jobs,
-// samples; every column and its unit) is documented in docs/results.md.
+// interval_samples, change_points, waits, the views samples and
+// waits_by_cause; every column and its unit) is documented in docs/results.md.
 //
 // Thread-safety: the functions share no state; concurrent calls are safe as
 // long as they name different paths.
@@ -16,7 +17,7 @@
 namespace utilsim {
 
 // Version of the database layout; ReadResults accepts only this version.
-inline constexpr int kResultsSchemaVersion = 7;
+inline constexpr int kResultsSchemaVersion = 8;
 
 // The column-name form of a wait cause ("co-resource" -> "co_resource"), as
 // in jobs.wait_<cause>_s and runs.wait_<cause>_h (docs/results.md).
@@ -49,7 +50,10 @@ Status WriteResults(const std::vector<RunResult>& runs, const std::string& path,
                     const OutputGuard& guard = {});
 
 // Reads a database written by WriteResults. Every field of every run equals
-// the written value (NaN reads back as NaN).
+// the written value (NaN reads back as NaN); a run of series "changes" gets
+// its samples derived from its change points (SamplesFromChanges), so
+// RunResult::samples is every run's fixed-interval view. WriteResults writes
+// a run's samples or (series "changes") its change points, not both.
 //
 // Errors: "<path>: no such file", "<path>: not a utilsim results database",
 // "<path>: schema version X, expected 1", or a corrupt/unreadable value.

@@ -1,5 +1,5 @@
 // Streaming results: a ResultSink (utilsim/engine/result_sink.h) that writes
-// one run's job records, wait intervals and samples into a new results
+// one run's job records, wait intervals and samples (or change points) into a new results
 // database while the run goes, on a writer thread of its own, so that the
 // rows are never all held in memory (run the simulation with
 // SimConfig::keep_rows = false) and the writing overlaps the simulation.
@@ -16,7 +16,7 @@
 // value (schema version kResultsSchemaVersion, docs/results.md), in another
 // order: jobs rows in the order the engine delivered them (the order the
 // jobs ended; result_sink.h), waits rows likewise (each job's intervals in
-// time order), samples in time order. ReadResults places each job row by
+// time order), samples or change points in time order. ReadResults places each job row by
 // its job_index, so it reads both files alike. Appending in arrival order
 // is what keeps the writing cheap (SQLite appends to its b-trees); rows
 // inserted at their job's position cost a second per million jobs more.
@@ -60,6 +60,7 @@ class ResultWriter final : public ResultSink {
 
   void OnJob(const JobRecord& record) override;
   void OnSample(const Sample& sample) override;
+  void OnChangePoint(const Sample& point) override;
   void OnEnd(const RunMeta& meta, const Summary& summary) override;
 
   // After a successful run (OnEnd was called): waits for the writer thread,
