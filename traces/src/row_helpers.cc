@@ -72,8 +72,8 @@ void WarnAt(Warnings* w, const CsvReader& csv, const std::string& kind, const st
   w->Add(kind, csv.source() + ":" + std::to_string(csv.line()) + ": " + detail);
 }
 
-Status IntIn(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
-             int64_t* out) {
+Status IntInAnyForm(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
+                    int64_t* out) {
   int64_t v = 0;
   if (!PlainDigits(csv.field(col), &v)) {
     auto parsed = csv.Int(col);

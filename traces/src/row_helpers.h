@@ -70,8 +70,18 @@ inline bool PlainDigits(std::string_view text, int64_t* out) {
 
 // Typed fields of the current row with a range; a bad value is
 // csv.FieldError(col, what).
-Status IntIn(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
-             int64_t* out);
+Status IntInAnyForm(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
+                    int64_t* out);
+// IntInAnyForm, with plain digits in range taken inline.
+inline Status IntIn(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
+                    int64_t* out) {
+  int64_t v = 0;
+  if (PlainDigits(csv.field(col), &v) && v >= lo && v <= hi) {
+    *out = v;
+    return Status::Ok();
+  }
+  return IntInAnyForm(csv, col, lo, hi, what, out);
+}
 Status DoubleIn(const CsvReader& csv, size_t col, double lo, double hi, const std::string& what,
                 double* out);
 // Seconds >= 0 (or > 0 when `positive`), exact to the microsecond.
