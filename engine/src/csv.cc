@@ -178,10 +178,9 @@ Status CsvReader::Split(size_t begin, size_t end) {
       fields_.emplace_back(s, static_cast<size_t>(p - s));
     }
   }
-  const bool has_quote = std::memchr(p, '"', static_cast<size_t>(e - p)) != nullptr;
   for (;;) {
     while (p < e && IsBlank(*p, d)) ++p;
-    if (has_quote && p < e && *p == '"') {
+    if (p < e && *p == '"') {
       char* out = p;
       char* s = p;
       char* r = p + 1;
