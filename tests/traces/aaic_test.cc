@@ -312,6 +312,29 @@ TEST(AaicFixture, ManyRowsRepeatedIdAndSubmitOrder) {
             bad + ":5002: field 'id': expected an id not already used on line 1002, got '8000'");
 }
 
+// Ascending ids (as in the real quarters) are only listed; the first id
+// out of order is looked up among all of them.
+TEST(AaicFixture, AscendingIdsThenARepeat) {
+  std::string rows;
+  for (int i = 0; i < 3000; ++i) {
+    rows += std::to_string(10 * i) + ", 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n";
+  }
+  const std::string dir = TempDir();
+  const std::string fresh =
+      WriteFile(dir + "/a.csv", std::string(kHeader) + rows +
+                                    "15, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n"
+                                    "5, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n");
+  auto r = ReadAaic({fresh});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value().workload.jobs.size(), 3002u);
+  const std::string repeat = WriteFile(
+      dir + "/a.csv", std::string(kHeader) + rows + "15, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n" +
+                          "29990, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n");
+  EXPECT_EQ(
+      ReadAaic({repeat}).status().message(),
+      repeat + ":3003: field 'id': expected an id not already used on line 3001, got '29990'");
+}
+
 TEST(AaicDetect, LooksLikeAaic) {
   std::vector<std::string> h = {"id",       "user",         "group",    "queue",       "nodes",
                                 "gpus",     "walltime_req", "termcode", "time_submit", "time_start",

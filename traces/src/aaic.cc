@@ -56,17 +56,42 @@ struct AaicTally {
   std::vector<std::pair<std::string, int64_t>> files;  // stem, jobs
 };
 
-// Lines of the ids seen in one file, for the duplicate check: open
-// addressing with linear probing, no heap node per id.
+// Lines of the ids seen in one file, for the duplicate check. While ids
+// ascend (as in every AAIC quarter) a new id cannot repeat an old one, and
+// ids and lines are only appended to a list; from the first id that does
+// not ascend, they are looked up in an open-addressing table (linear
+// probing, no heap node per id).
 class AaicIdLines {
  public:
-  // Asks the CPU to load the slot where FindOrInsert(id, ...) starts (a
+  // Asks the CPU to load the slot where FindOrInsert(id, ...) looks (a
   // hint: no effect on results), to have it in cache some work later.
   void Prefetch(int64_t id) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[Home(id) & (slots_.size() - 1)]);
   }
   // The line `id` was first seen on, or -1 after storing `line` (> 0) for it.
   int64_t FindOrInsert(int64_t id, int64_t line) {
+    if (slots_.empty()) {
+      if (ascending_.empty() || id > ascending_.back().id) {
+        ascending_.push_back({id, line});
+        return -1;
+      }
+      for (const Slot& seen : ascending_) Insert(seen.id, seen.line);  // distinct ids
+      ascending_ = {};
+    }
+    return Insert(id, line);
+  }
+
+ private:
+  struct Slot {
+    int64_t id = 0;
+    int64_t line = 0;  // 0: empty
+  };
+  // Spreads nearby ids (Fibonacci hashing: high bits of a multiple).
+  size_t Home(int64_t id) const {
+    return static_cast<size_t>((static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  // FindOrInsert on the table.
+  int64_t Insert(int64_t id, int64_t line) {
     if ((size_ + 1) * 2 > slots_.size()) Grow();
     const size_t mask = slots_.size() - 1;
     for (size_t s = Home(id) & mask;; s = (s + 1) & mask) {
@@ -78,16 +103,6 @@ class AaicIdLines {
       }
       if (slot.id == id) return slot.line;
     }
-  }
-
- private:
-  struct Slot {
-    int64_t id = 0;
-    int64_t line = 0;  // 0: empty
-  };
-  // Spreads nearby ids (Fibonacci hashing: high bits of a multiple).
-  size_t Home(int64_t id) const {
-    return static_cast<size_t>((static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
   void Grow() {
     std::vector<Slot> old = std::move(slots_);
@@ -101,7 +116,8 @@ class AaicIdLines {
       slots_[s] = o;
     }
   }
-  std::vector<Slot> slots_;
+  std::vector<Slot> ascending_;  // ids and lines while ids ascend
+  std::vector<Slot> slots_;      // the table, once they no longer do
   size_t size_ = 0;
   int shift_ = 63;  // set by Grow
 };
