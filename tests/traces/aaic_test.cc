@@ -233,6 +233,108 @@ TEST(AaicErrors, FileLevelErrors) {
       << nofile.status().message();
 }
 
+// An id field as the reader takes it: the job's name ("t:<value>"), or the
+// error after "<path>:2: ".
+std::string IdAsRead(const std::string& id) {
+  const std::string path = WriteFile(TempDir() + "/t.csv", std::string(kHeader) + id +
+                                                               ", 0, 0, 0, 1, 1, 60, 0, 10, "
+                                                               "11, 12, 1, 1\n");
+  auto r = ReadAaic({path});
+  if (!r.ok()) return r.status().message().substr(path.size() + 4);
+  return r.value().workload.jobs.at(0).name;
+}
+
+// Integer fields of plain digits take a fast path; every other text goes
+// the general way. Both accept and reject what the reader always did.
+TEST(AaicNumbers, IntegerFormsAcceptedAndRejectedAsBefore) {
+  EXPECT_EQ(IdAsRead("0"), "t:0");
+  EXPECT_EQ(IdAsRead("007"), "t:7");
+  EXPECT_EQ(IdAsRead("+5"), "t:5");
+  EXPECT_EQ(IdAsRead(" 12 "), "t:12");
+  EXPECT_EQ(IdAsRead("123456789012345678"), "t:123456789012345678");    // 18 digits
+  EXPECT_EQ(IdAsRead("1234567890123456789"), "t:1234567890123456789");  // 19
+  EXPECT_EQ(IdAsRead("9223372036854775807"), "t:9223372036854775807");  // INT64_MAX
+  EXPECT_EQ(IdAsRead("000000000000000000042"), "t:42");                 // 21 digits
+  for (const char* bad : {"9223372036854775808", "99999999999999999999", "-5", "1e3", "1.0", "++5",
+                          "+-5", "-+5", "+", "-", "0x1", "5 5", "5x", "\"\""}) {
+    const std::string text = bad[0] == '"' ? "" : bad;  // the quotes are CSV's
+    EXPECT_EQ(IdAsRead(bad), "field 'id': expected an integer >= 0, got '" + text + "'") << bad;
+  }
+  EXPECT_EQ(IdAsRead("-0"), "t:0");
+  EXPECT_EQ(IdAsRead("\"5\""), "t:5");
+}
+
+// Values beyond the counted-in-an-array range (negative termcodes, queues
+// from 64) still appear in the notes, in increasing order.
+TEST(AaicFixture, NotesCountUnusualValuesInOrder) {
+  const std::string path = WriteFile(TempDir() + "/u.csv", std::string(kHeader) +
+                                                               "0, 0, 0, 100, 1, 1, 60, -1, 10, "
+                                                               "11, 12, 1, 1\n"
+                                                               "1, 0, 0, 0, 1, 1, 60, 0, 10, 11, "
+                                                               "12, 1, 1\n"
+                                                               "2, 0, 0, 64, 1, 1, 60, 70, 10, "
+                                                               "11, 12, 1, 1\n");
+  auto r = ReadAaic({path});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string all;
+  for (const std::string& n : r.value().notes) all += n + "\n";
+  EXPECT_NE(all.find("termcode: -1: 1; 0 (success): 1; 70: 1\n"), std::string::npos) << all;
+  EXPECT_NE(all.find("queue (= priority): 0: 1; 64: 1; 100: 1\n"), std::string::npos) << all;
+}
+
+// Many rows: the id table grows past its first size and still finds the
+// first use of an id; jobs come out ordered by (submit, file order).
+TEST(AaicFixture, ManyRowsRepeatedIdAndSubmitOrder) {
+  std::string rows;
+  for (int i = 0; i < 5000; ++i) {
+    const int64_t submit = 1000 + (i * 7919) % 97;  // out of order, with ties
+    const std::string t = std::to_string(submit);
+    rows += std::to_string(9000 - i) + ", 0, " + std::to_string(i % 3) + ", 0, 1, 1, 60, 0, " + t +
+            ", " + t + ", " + std::to_string(submit + 5) + ", 0, 5\n";
+  }
+  const std::string dir = TempDir();
+  const std::string good = WriteFile(dir + "/m.csv", std::string(kHeader) + rows);
+  auto r = ReadAaic({good});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::vector<Job>& jobs = r.value().workload.jobs;
+  ASSERT_EQ(jobs.size(), 5000u);
+  for (size_t k = 1; k < jobs.size(); ++k) {
+    ASSERT_LE(jobs[k - 1].submit, jobs[k].submit) << k;
+    // Ids fall in file order, so among equal submits they must fall too.
+    if (jobs[k - 1].submit == jobs[k].submit) {
+      ASSERT_GT(std::stoll(jobs[k - 1].name.substr(2)), std::stoll(jobs[k].name.substr(2))) << k;
+    }
+  }
+  EXPECT_EQ(r.value().workload.tenants.size(), 3u);
+  rows += "8000, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n";
+  const std::string bad = WriteFile(dir + "/m.csv", std::string(kHeader) + rows);
+  EXPECT_EQ(ReadAaic({bad}).status().message(),
+            bad + ":5002: field 'id': expected an id not already used on line 1002, got '8000'");
+}
+
+// Ascending ids (as in the real quarters) are only listed; the first id
+// out of order is looked up among all of them.
+TEST(AaicFixture, AscendingIdsThenARepeat) {
+  std::string rows;
+  for (int i = 0; i < 3000; ++i) {
+    rows += std::to_string(10 * i) + ", 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n";
+  }
+  const std::string dir = TempDir();
+  const std::string fresh =
+      WriteFile(dir + "/a.csv", std::string(kHeader) + rows +
+                                    "15, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n"
+                                    "5, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n");
+  auto r = ReadAaic({fresh});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r.value().workload.jobs.size(), 3002u);
+  const std::string repeat = WriteFile(
+      dir + "/a.csv", std::string(kHeader) + rows + "15, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n" +
+                          "29990, 0, 0, 0, 1, 1, 60, 0, 10, 11, 12, 1, 1\n");
+  EXPECT_EQ(
+      ReadAaic({repeat}).status().message(),
+      repeat + ":3003: field 'id': expected an id not already used on line 3001, got '29990'");
+}
+
 TEST(AaicDetect, LooksLikeAaic) {
   std::vector<std::string> h = {"id",       "user",         "group",    "queue",       "nodes",
                                 "gpus",     "walltime_req", "termcode", "time_submit", "time_start",

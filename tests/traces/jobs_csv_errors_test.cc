@@ -2,7 +2,9 @@
 // file, the line and the field.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "testutil/testutil.h"
 #include "utilsim/traces/canonical.h"
@@ -48,6 +50,12 @@ const BadCase kCases[] = {
     {"empty id", "id,submit_s,runtime_s\n,0,5\n", "2: field 'id': expected a non-empty id, got ''"},
     {"duplicate id", "id,submit_s,runtime_s\na,0,5\nb,0,5\n\na,1,5\n",
      "5: field 'id': expected an id not already used on line 2, got 'a'"},
+    // The id is checked after the other fields (the reader prefetches its
+    // table slot meanwhile), but its error still comes first.
+    {"duplicate id and bad submit", "id,submit_s,runtime_s\na,0,5\na,-1,5\n",
+     "3: field 'id': expected an id not already used on line 2, got 'a'"},
+    {"duplicate id and bad profile", "id,submit_s,runtime_s,profile\na,0,5,\na,0,5,absent.csv\n",
+     "3: field 'id': expected an id not already used on line 2, got 'a'"},
     {"fractional with gpus > 1", "id,submit_s,runtime_s,gpus,gpu_milli\na,0,5,2,500\n",
      "2: field 'gpu_milli': expected 1000 when gpus is not 1 (fractions need gpus == 1), "
      "got '500'"},
@@ -66,6 +74,16 @@ const BadCase kCases[] = {
      "2: field 'gpus': expected an integer 0..1000000, got '0.5'"},
     {"cpu negative", "id,submit_s,runtime_s,cpu_milli\na,0,5,-3\n",
      "2: field 'cpu_milli': expected an integer >= 0, got '-3'"},
+    {"tasks beyond 64 bits", "id,submit_s,runtime_s,tasks\na,0,5,9223372036854775808\n",
+     "2: field 'tasks': expected an integer 1..1000000, got '9223372036854775808'"},
+    {"tasks sign twice", "id,submit_s,runtime_s,tasks\na,0,5,+-1\n",
+     "2: field 'tasks': expected an integer 1..1000000, got '+-1'"},
+    {"mem 19 digits", "id,submit_s,runtime_s,mem_mib\na,0,5,1234567890123456789\n",
+     "2: field 'mem_mib': expected MiB >= 0, got '1234567890123456789'"},
+    {"mem just above the limit", "id,submit_s,runtime_s,mem_mib\na,0,5,8000000000001\n",
+     "2: field 'mem_mib': expected MiB >= 0, got '8000000000001'"},
+    {"mem hex", "id,submit_s,runtime_s,mem_mib\na,0,5,0x10\n",
+     "2: field 'mem_mib': expected MiB >= 0, got '0x10'"},
     {"mem negative", "id,submit_s,runtime_s,mem_mib\na,0,5,-1.5\n",
      "2: field 'mem_mib': expected MiB >= 0, got '-1.5'"},
     {"gpu mem not a number", "id,submit_s,runtime_s,gpu_mem_mib\na,0,5,lots\n",
@@ -120,6 +138,43 @@ TEST(JobsCsvErrors, EveryBadInputNamesFileLineAndField) {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().message(), path + ":" + c.message);
   }
+}
+
+// Integer and MiB fields of plain digits take a fast path; other forms go
+// the general way, accepted as they always were.
+TEST(JobsCsvNumbers, FormsAcceptedAsBefore) {
+  const std::string path = TempDir() + "/jobs.csv";
+  WriteFile(path,
+            "id,submit_s,runtime_s,tasks,cpu_milli,mem_mib,gpu_mem_mib\n"
+            "a,0,5,+3,007,+5,1e3\n"
+            "b,0,5, 12 ,-0,\"12\",5.5\n"
+            "c,0,5,1,9223372036854775807,8000000000000,.5\n");
+  auto r = ReadJobsCsv(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::vector<Job>& j = r.value().jobs;
+  ASSERT_EQ(j.size(), 3u);
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  EXPECT_EQ(j[0].tasks, 3);
+  EXPECT_EQ(j[0].task.cpu_milli, 7);
+  EXPECT_EQ(j[0].task.mem_bytes, 5 * kMiB);
+  EXPECT_EQ(j[0].task.gpu_mem_bytes, 1000 * kMiB);
+  EXPECT_EQ(j[1].tasks, 12);
+  EXPECT_EQ(j[1].task.cpu_milli, 0);
+  EXPECT_EQ(j[1].task.mem_bytes, 12 * kMiB);
+  EXPECT_EQ(j[1].task.gpu_mem_bytes, 11 * kMiB / 2);
+  EXPECT_EQ(j[2].task.cpu_milli, INT64_MAX);
+  EXPECT_EQ(j[2].task.mem_bytes, 8000000000000 * kMiB);
+  EXPECT_EQ(j[2].task.gpu_mem_bytes, kMiB / 2);
+}
+
+// Thousands of ids: the id table (sized from the file) finds a repeat of
+// the first one.
+TEST(JobsCsvErrors, RepeatAmongThousandsOfIds) {
+  std::string text = "id,submit_s,runtime_s\n";
+  for (int i = 0; i < 5000; ++i) text += "job-" + std::to_string(i) + ",0,5\n";
+  const std::string path = WriteFile(TempDir() + "/jobs.csv", text + "job-0,1,5\n");
+  EXPECT_EQ(ReadJobsCsv(path).status().message(),
+            path + ":5002: field 'id': expected an id not already used on line 2, got 'job-0'");
 }
 
 TEST(JobsCsvErrors, UnreadablePath) {

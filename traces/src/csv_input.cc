@@ -72,6 +72,23 @@ Result<utilsim::CsvReader> OpenCounted(const std::string& path, const int64_t** 
   return utilsim::CsvReader::FromInput(std::move(counting), path, options);
 }
 
+int64_t PlainSizeHint(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return 0;
+  unsigned char magic[2] = {0, 0};
+  const bool gzip = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  int64_t size = 0;
+  if (std::fseek(f, gzip ? -4 : 0, SEEK_END) == 0) {
+    if (!gzip) {
+      size = std::ftell(f);
+    } else if (unsigned char isize[4]; std::fread(isize, 1, 4, f) == 4) {
+      for (int i = 3; i >= 0; --i) size = size << 8 | isize[i];  // little-endian
+    }
+  }
+  std::fclose(f);
+  return std::max<int64_t>(size, 0);
+}
+
 Result<std::unique_ptr<CsvInput>> OpenCsvInput(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Status::Error(path + ": cannot open: " + std::strerror(errno));

@@ -15,6 +15,13 @@ using utilsim::CsvInput;
 // plain bytes. Error: "<path>: cannot open: <reason>".
 Result<std::unique_ptr<CsvInput>> OpenCsvInput(const std::string& path);
 
+// Bytes of `path` after any gzip decompression as far as can be told without
+// decompressing, for sizing buffers: a plain file's size, or a gzip file's
+// ISIZE trailer (the size modulo 2^32 of its last member: short for files of
+// several members or of 4 GiB and more). 0 when unreadable. A hint only:
+// never a count to rely on.
+int64_t PlainSizeHint(const std::string& path);
+
 // Opens `path` as traces::CsvReader::Open does, and counts the bytes the
 // reader takes from the file after any gzip decompression (the header
 // included): *bytes points to the count, valid while the reader lives. A

@@ -7,8 +7,10 @@
 #include <optional>
 #include <unordered_map>
 
+#include "csv_input.h"
 #include "jobs_columns.h"
 #include "name_index.h"
+#include "row_helpers.h"
 #include "utilsim/engine/huge_pages.h"
 #include "utilsim/traces/canonical.h"
 #include "utilsim/traces/csv.h"
@@ -66,9 +68,14 @@ class RowParser {
   // Integer in [lo, hi].
   Status Int(JobCol c, int64_t lo, int64_t hi, std::string_view expected, int64_t* out) const {
     const size_t i = static_cast<size_t>(idx_[c]);
-    auto v = csv_.Int(i);
-    if (!v.ok() || v.value() < lo || v.value() > hi) return Bad(c, expected);
-    *out = v.value();
+    int64_t v = 0;
+    if (!internal::PlainDigits(csv_.field(i), &v)) {
+      auto parsed = csv_.Int(i);
+      if (!parsed.ok()) return Bad(c, expected);
+      v = parsed.value();
+    }
+    if (v < lo || v > hi) return Bad(c, expected);
+    *out = v;
     return Status::Ok();
   }
 
@@ -99,9 +106,19 @@ class RowParser {
 
   // Non-negative MiB, possibly fractional, as bytes.
   Status MiB(JobCol c, int64_t* bytes) const {
-    auto v = csv_.Double(static_cast<size_t>(idx_[c]));
-    if (!v.ok() || !(v.value() >= 0) || v.value() > 8.0e12) return Bad(c, "MiB >= 0");
-    *bytes = std::llround(v.value() * static_cast<double>(kMiB));
+    const size_t i = static_cast<size_t>(idx_[c]);
+    int64_t whole = 0;
+    double v = 0;
+    if (internal::PlainDigits(csv_.field(i), &whole)) {
+      // Converted as CsvReader::Double would: both round to nearest.
+      v = static_cast<double>(whole);
+    } else {
+      auto parsed = csv_.Double(i);
+      if (!parsed.ok()) return Bad(c, "MiB >= 0");
+      v = parsed.value();
+    }
+    if (!(v >= 0) || v > 8.0e12) return Bad(c, "MiB >= 0");
+    *bytes = std::llround(v * static_cast<double>(kMiB));
     return Status::Ok();
   }
 
@@ -155,23 +172,12 @@ Status LoadProfile(const CsvReader& csv, const RowParser& row, ReadState* st, Wo
   return Status::Ok();
 }
 
-Status ParseRow(const CsvReader& csv, const RowParser& row, ReadState* st, Workload* w, Job* job) {
+// The fields of a row other than its id and profile, into *job.
+Status ParseFields(const RowParser& row, ReadState* st, Workload* w, Job* job) {
   constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
   constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
   using enum JobCol;
-  std::string_view id = row.Text(kId);
-  if (id.empty()) return row.Bad(kId, "a non-empty id");
-  const auto index = static_cast<uint32_t>(w->jobs.size());
-  int64_t prev = st->ids.FindOrInsert(id, index, [&](uint32_t i) -> std::string_view {
-    return i == index ? id : std::string_view(w->jobs[i].name);
-  });
-  if (prev >= 0) {
-    return row.Bad(kId, "an id not already used on line " +
-                            std::to_string(st->lines[static_cast<size_t>(prev)]));
-  }
-  st->lines.push_back(csv.line());
-  job->name = id;
   UTILSIM_TRY(row.Time(kSubmit, false, &job->submit));
   UTILSIM_TRY(row.Time(kRuntime, true, &job->runtime));
   int64_t v = 0;
@@ -278,6 +284,32 @@ Status ParseRow(const CsvReader& csv, const RowParser& row, ReadState* st, Workl
     if (job->kind == JobKind::kTraining)
       return row.Bad(kTokensPerStep, "empty for a training job (job_kind train)");
   }
+  return Status::Ok();
+}
+
+// Parses the current row into *job, the last of w->jobs. Errors are those of
+// the first field at fault in the order id, the other fields in column order,
+// profile. The id is checked for repeats after the other fields, whose
+// parsing gives the prefetched table slot time to arrive (errors keep their
+// order: a field's error waits for the id's check).
+Status ParseRow(const CsvReader& csv, const RowParser& row, ReadState* st, Workload* w, Job* job) {
+  using enum JobCol;
+  const std::string_view id = row.Text(kId);
+  if (id.empty()) return row.Bad(kId, "a non-empty id");
+  const uint64_t hash = internal::NameIndex::Hash(id);
+  st->ids.Prefetch(hash);
+  const Status fields = ParseFields(row, st, w, job);
+  const auto index = static_cast<uint32_t>(w->jobs.size() - 1);
+  int64_t prev = st->ids.FindOrInsert(id, hash, index, [&](uint32_t i) -> std::string_view {
+    return i == index ? id : std::string_view(w->jobs[i].name);
+  });
+  if (prev >= 0) {
+    return row.Bad(kId, "an id not already used on line " +
+                            std::to_string(st->lines[static_cast<size_t>(prev)]));
+  }
+  if (!fields.ok()) return fields;
+  st->lines.push_back(csv.line());
+  job->name = id;
   if (!row.Empty(kProfile)) UTILSIM_TRY(LoadProfile(csv, row, st, w, job));
   return Status::Ok();
 }
@@ -329,23 +361,26 @@ Result<Workload> ReadJobsCsv(const std::string& path) {
   st.folder = std::filesystem::path(path).parent_path();
   RowParser row(csv, idx);
   {
-    // Room for every row of a plain file whose rows average 48 bytes or more
-    // (the benchmark's average 88): without it, growing the vector moves
-    // every job several times and touches twice the memory. Pages not used
-    // are never touched (not resident); a gzip file is simply grown later.
-    // In huge pages (huge_pages.h): fewer page faults.
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(path, ec);
-    if (!ec) ReserveHuge(w.jobs, std::min<size_t>(static_cast<size_t>(bytes / 48), 50'000'000));
+    // Room for every row of a file whose rows average 48 bytes or more
+    // (the benchmark's average 88; a gzip file's size as its trailer gives
+    // it): without it, growing the vector moves every job several times and
+    // touches twice the memory. Pages not used are never touched (not
+    // resident). In huge pages (huge_pages.h): fewer page faults. The lines
+    // of the ids likewise.
+    const auto rows =
+        std::min<size_t>(static_cast<size_t>(internal::PlainSizeHint(path) / 48), 50'000'000);
+    ReserveHuge(w.jobs, rows);
+    ReserveHuge(st.lines, rows);
   }
   for (;;) {
     auto next = csv.Next();
     if (!next.ok()) return next.status();
     if (!next.value()) break;
     if (w.jobs.size() >= size_t{UINT32_MAX} - 1) return csv.RowError("more than 2^32 - 2 jobs");
-    Job job;
+    // Parsed in place: no copy of the 256-byte Job. On an error the
+    // workload, half-filled job included, is dropped.
+    Job& job = w.jobs.emplace_back();
     if (Status s = ParseRow(csv, row, &st, &w, &job); !s.ok()) return s;
-    w.jobs.push_back(std::move(job));
   }
   w.Finalize();
   return w;

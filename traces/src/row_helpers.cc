@@ -72,11 +72,16 @@ void WarnAt(Warnings* w, const CsvReader& csv, const std::string& kind, const st
   w->Add(kind, csv.source() + ":" + std::to_string(csv.line()) + ": " + detail);
 }
 
-Status IntIn(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, const std::string& what,
-             int64_t* out) {
-  auto v = csv.Int(col);
-  if (!v.ok() || v.value() < lo || v.value() > hi) return csv.FieldError(col, what);
-  *out = v.value();
+Status IntInAnyForm(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
+                    int64_t* out) {
+  int64_t v = 0;
+  if (!PlainDigits(csv.field(col), &v)) {
+    auto parsed = csv.Int(col);
+    if (!parsed.ok()) return csv.FieldError(col, what);
+    v = parsed.value();
+  }
+  if (v < lo || v > hi) return csv.FieldError(col, what);
+  *out = v;
   return Status::Ok();
 }
 

@@ -51,10 +51,37 @@ std::string FileStem(const std::string& path);
 // Adds a warning "<file>:<line>: <detail>" of `kind`.
 void WarnAt(Warnings* w, const CsvReader& csv, const std::string& kind, const std::string& detail);
 
+// The value of `text` when it is 1 to 18 ASCII digits and nothing else (no
+// sign, no blanks), which never overflows int64_t: the common integer field,
+// read without CsvReader::Int's general rules. False for any other text; the
+// caller then hands the field to CsvReader::Int, which decides (a sign, more
+// digits, overflow, not a number) as before.
+inline bool PlainDigits(std::string_view text, int64_t* out) {
+  if (text.empty() || text.size() > 18) return false;
+  int64_t v = 0;
+  for (const char c : text) {
+    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};
+    if (digit > 9) return false;
+    v = v * 10 + digit;
+  }
+  *out = v;
+  return true;
+}
+
 // Typed fields of the current row with a range; a bad value is
 // csv.FieldError(col, what).
-Status IntIn(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, const std::string& what,
-             int64_t* out);
+Status IntInAnyForm(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
+                    int64_t* out);
+// IntInAnyForm, with plain digits in range taken inline.
+inline Status IntIn(const CsvReader& csv, size_t col, int64_t lo, int64_t hi, std::string_view what,
+                    int64_t* out) {
+  int64_t v = 0;
+  if (PlainDigits(csv.field(col), &v) && v >= lo && v <= hi) {
+    *out = v;
+    return Status::Ok();
+  }
+  return IntInAnyForm(csv, col, lo, hi, what, out);
+}
 Status DoubleIn(const CsvReader& csv, size_t col, double lo, double hi, const std::string& what,
                 double* out);
 // Seconds >= 0 (or > 0 when `positive`), exact to the microsecond.
