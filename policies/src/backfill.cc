@@ -57,10 +57,13 @@ class SubmitOrderScheduler : public Scheduler {
         break;
       }
       if (Status s = ctx.Start(j, *p); !s.ok()) return s;
+      OnStarted(j, ctx.now());
       *it = queue_.erase(*it);
     }
     return Status::Ok();
   }
+  // Called after every start this scheduler makes. Default: nothing.
+  virtual void OnStarted(JobIndex /*j*/, Micros /*now*/) {}
 
   std::string label_;
   std::unique_ptr<PlacementPolicy> placement_;
@@ -72,6 +75,12 @@ class EasyBackfill final : public SubmitOrderScheduler {
  public:
   using SubmitOrderScheduler::SubmitOrderScheduler;
   PolicyId queue_policy() const override { return {"easy-backfill", "1"}; }
+  Status Init(const ClusterState& c, const Workload& w) override {
+    end_of_.assign(w.jobs.size(), Micros(0));
+    ends_.clear();
+    return SubmitOrderScheduler::Init(c, w);
+  }
+  void OnFinish(JobIndex j, Micros) override { ends_.erase({end_of_[j], j}); }
 
   Status Pass(PassContext& ctx) override {
     ClusterState& c = ctx.cluster();
@@ -87,6 +96,14 @@ class EasyBackfill final : public SubmitOrderScheduler {
     ctx.Waiting(head, WaitCause::kResources, WaitCause::kPlacement, kNoBlocker, shadow);
     // 3. Backfill behind it.
     std::set<JobShape> no_fit_now;
+    // Shapes that fit now but neither end before the shadow time nor fit
+    // beside the reservation, with the least estimate that failed: a later
+    // job of that shape with an estimate at least as long fails the same
+    // way (same placement on the same cluster, the same shadow state), so
+    // it is not placed again. Cleared at every start (the cluster changes);
+    // only when the placement's result is a function of the shape.
+    std::map<JobShape, Micros> blocked;
+    const bool by_shape = placement_->place_depends_on_shape_only();
     const Micros now = ctx.now();
     for (++it; it != queue_.end();) {
       const JobIndex j = it->second;
@@ -98,6 +115,15 @@ class EasyBackfill final : public SubmitOrderScheduler {
         ++it;
         continue;
       }
+      const Micros estimate = BackfillEstimate(job);
+      if (by_shape) {
+        auto b = blocked.find(shape);
+        if (b != blocked.end() && estimate >= b->second) {
+          ctx.Waiting(j, WaitCause::kReservation, WaitCause::kPlacement, head);
+          ++it;
+          continue;
+        }
+      }
       auto p = placement_->Place(job, mask, c);
       if (!p) {
         no_fit_now.insert(shape);
@@ -105,36 +131,74 @@ class EasyBackfill final : public SubmitOrderScheduler {
         ++it;
         continue;
       }
-      bool ok = now + BackfillEstimate(job) <= shadow;
+      bool ok = now + estimate <= shadow;
       if (!ok) ok = FitsBeside(*p, job.task, &shadow_state);
       if (!ok) {
+        if (by_shape) {
+          auto [b, fresh] = blocked.emplace(shape, estimate);
+          if (!fresh) b->second = std::min(b->second, estimate);
+        }
         ctx.Waiting(j, WaitCause::kReservation, WaitCause::kPlacement, head);
         ++it;
         continue;
       }
       if (Status s = ctx.Start(j, *p); !s.ok()) return s;
+      OnStarted(j, now);
+      blocked.clear();
       it = queue_.erase(it);
     }
     return Status::Ok();
   }
 
  private:
+  void OnStarted(JobIndex j, Micros now) override {
+    end_of_[j] = now + BackfillEstimate(w_->jobs[j]);
+    ends_.insert({end_of_[j], j});
+  }
+
   // Releases running jobs on *state by estimated end until `head` fits;
   // reserves it there. False if it never fits.
   bool Reserve(PassContext& ctx, JobIndex head, ClusterState* state, Micros* shadow) {
+    // The running jobs by estimated end, released together at max(end,
+    // now): ends_ keeps them in that order (those already past their end
+    // come first and all go at now; the order of releases within one time
+    // changes nothing). Sorted afresh only if some running job did not
+    // start through this scheduler.
     std::vector<std::pair<Micros, JobIndex>> ends;
-    for (JobIndex r : ctx.running()) {
-      const Micros end = std::max(ctx.started_at(r) + BackfillEstimate(w_->jobs[r]), ctx.now());
-      ends.emplace_back(end, r);
+    ends.reserve(ctx.running().size());
+    if (ends_.size() == ctx.running().size()) {
+      for (const auto& [end, r] : ends_) ends.emplace_back(std::max(end, ctx.now()), r);
+    } else {
+      for (JobIndex r : ctx.running()) {
+        const Micros end = std::max(ctx.started_at(r) + BackfillEstimate(w_->jobs[r]), ctx.now());
+        ends.emplace_back(end, r);
+      }
+      std::sort(ends.begin(), ends.end());
     }
-    std::sort(ends.begin(), ends.end());
     const Job& hj = w_->jobs[head];
+    // A head of whole-GPU tasks needs hj.task.gpus whole-free GPUs on one
+    // node per task: `room`, the tasks the free whole GPUs could hold at
+    // most, kept up to date as jobs are released, rules out the times at
+    // which Place would fail anyway. Only for a placement whose result
+    // depends on the shape alone (nothing drawn or kept, so skipping a
+    // failing Place changes nothing).
+    const int32_t g = hj.task.gpus;
+    const bool bounded = placement_->place_depends_on_shape_only() && g > 0 &&
+                         hj.task.gpu_milli == kMilliPerUnit && hj.task.mig_profile < 0;
+    int64_t room = 0;
+    if (bounded)
+      for (NodeIndex n = 0; n < state->num_nodes(); ++n) room += state->free_whole_gpus(n) / g;
     for (size_t i = 0; i < ends.size();) {
       const Micros t = ends[i].first;
       for (; i < ends.size() && ends[i].first == t; ++i) {
         const JobIndex r = ends[i].second;
-        for (const auto& tp : ctx.placement_of(r)) state->Release(tp, ctx.granted(r));
+        for (const auto& tp : ctx.placement_of(r)) {
+          const int32_t before = bounded ? state->free_whole_gpus(tp.node) / g : 0;
+          state->Release(tp, ctx.granted(r));
+          if (bounded) room += state->free_whole_gpus(tp.node) / g - before;
+        }
       }
+      if (bounded && room < hj.tasks) continue;
       auto p = placement_->Place(hj, ctx.mask(head), *state);
       if (p) {
         for (const auto& tp : *p) (void)state->Allocate(tp, hj.task);
@@ -144,6 +208,9 @@ class EasyBackfill final : public SubmitOrderScheduler {
     }
     return false;
   }
+
+  std::vector<Micros> end_of_;                  // estimated end of each started job
+  std::set<std::pair<Micros, JobIndex>> ends_;  // running jobs by (estimated end, index)
 
   // Claims p on the shadow state if every task still fits there.
   static bool FitsBeside(const Placement& p, const TaskDemand& d, ClusterState* state) {

@@ -131,6 +131,8 @@ class FitPolicy final : public PlacementPolicy {
                         return Choose(d, m, s);
                       });
   }
+  // Choose reads the task's demand, the mask and the cluster only.
+  bool place_depends_on_shape_only() const override { return true; }
 
  private:
   int64_t Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) const {

@@ -17,6 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "mixed_workload.h"
 #include "utilsim/engine/simulator.h"
 #include "utilsim/policies/registry.h"
 
@@ -80,6 +83,68 @@ TEST(EasyBackfill, EstimateFallsBackToRunTime) {
   EXPECT_EQ(BackfillEstimate(j), Seconds(7));
   j.walltime_limit = Seconds(9);
   EXPECT_EQ(BackfillEstimate(j), Seconds(9));
+}
+
+// EASY's shortcuts for placements whose result depends on the job's shape
+// alone (PlacementPolicy::place_depends_on_shape_only: no Place for a head
+// that cannot fit yet by its free whole GPUs, no second Place for a shape
+// already blocked by the reservation) change no decision: the same
+// placement, declared or not, gives the same records, on a queued workload
+// of gangs of whole-GPU tasks, with estimates longer than the run times.
+class Declared final : public PlacementPolicy {
+ public:
+  Declared(std::unique_ptr<PlacementPolicy> inner, bool shape_only)
+      : inner_(std::move(inner)), shape_only_(shape_only) {}
+  PolicyId id() const override { return inner_->id(); }
+  std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) override {
+    ++calls;
+    return inner_->Place(job, mask, c);
+  }
+  bool place_depends_on_shape_only() const override { return shape_only_; }
+  int64_t calls = 0;
+
+ private:
+  std::unique_ptr<PlacementPolicy> inner_;
+  bool shape_only_;
+};
+
+TEST(EasyBackfill, ShapeOnlyShortcutsChangeNoDecision) {
+  testutil::MixedWorkloadShape shape;
+  shape.jobs = 400;
+  shape.submit_span_s = 2000;  // far more work than the cluster holds: long queues
+  shape.gang_one_in = 3;
+  Workload w = testutil::RandomMixedWorkload(shape);
+  for (size_t i = 0; i < w.jobs.size(); ++i)  // estimates 1x to 3x the run time
+    w.jobs[i].walltime_limit = Micros(w.jobs[i].runtime.us * static_cast<int64_t>(1 + i % 3));
+  for (auto make : {&MakeFirstFit, &MakeBestFit}) {
+    RunResult runs[2];
+    int64_t calls[2];
+    for (int k = 0; k < 2; ++k) {
+      auto placement = std::make_unique<Declared>(make(), k == 1);
+      Declared* p = placement.get();
+      auto sched = MakeEasyBackfill("easy", std::move(placement));
+      auto r = Simulate(testutil::MixedCluster(), w, *sched, SimConfig{});
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      runs[k] = std::move(r).value();
+      calls[k] = p->calls;
+    }
+    ASSERT_EQ(runs[0].jobs.size(), runs[1].jobs.size());
+    int64_t waited = 0;
+    for (size_t j = 0; j < runs[0].jobs.size(); ++j) {
+      const JobRecord &a = runs[0].jobs[j], &b = runs[1].jobs[j];
+      EXPECT_EQ(a.start, b.start) << a.name;
+      EXPECT_EQ(a.placement, b.placement) << a.name;
+      EXPECT_EQ(a.wait_cause_s, b.wait_cause_s) << a.name;
+      ASSERT_EQ(a.waits.size(), b.waits.size()) << a.name;
+      for (size_t i = 0; i < a.waits.size(); ++i) {
+        EXPECT_EQ(a.waits[i].cause, b.waits[i].cause) << a.name;
+        EXPECT_EQ(a.waits[i].blocker, b.waits[i].blocker) << a.name;
+      }
+      waited += a.wait_s() > 0;
+    }
+    EXPECT_GT(waited, 200);  // the queue was long
+    EXPECT_LT(calls[1], calls[0]) << "the shortcuts skipped Place calls";
+  }
 }
 
 }  // namespace

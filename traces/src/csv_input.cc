@@ -78,11 +78,14 @@ int64_t PlainSizeHint(const std::string& path) {
   unsigned char magic[2] = {0, 0};
   const bool gzip = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   int64_t size = 0;
-  if (std::fseek(f, gzip ? -4 : 0, SEEK_END) == 0) {
-    if (!gzip) {
-      size = std::ftell(f);
-    } else if (unsigned char isize[4]; std::fread(isize, 1, 4, f) == 4) {
-      for (int i = 3; i >= 0; --i) size = size << 8 | isize[i];  // little-endian
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const int64_t file_size = std::max<int64_t>(std::ftell(f), 0);
+    size = file_size;
+    unsigned char isize[4];
+    if (gzip && std::fseek(f, -4, SEEK_END) == 0 && std::fread(isize, 1, 4, f) == 4) {
+      int64_t trailer = 0;
+      for (int i = 3; i >= 0; --i) trailer = trailer << 8 | isize[i];  // little-endian
+      size = std::min<int64_t>(trailer, file_size * 32);
     }
   }
   std::fclose(f);

@@ -18,8 +18,10 @@ Result<std::unique_ptr<CsvInput>> OpenCsvInput(const std::string& path);
 // Bytes of `path` after any gzip decompression as far as can be told without
 // decompressing, for sizing buffers: a plain file's size, or a gzip file's
 // ISIZE trailer (the size modulo 2^32 of its last member: short for files of
-// several members or of 4 GiB and more). 0 when unreadable. A hint only:
-// never a count to rely on.
+// several members or of 4 GiB and more), at most 32 times the compressed
+// size (a damaged trailer must not size a huge buffer; CSV text compresses
+// about 5-10 times). 0 when unreadable. A hint only: never a count to rely
+// on.
 int64_t PlainSizeHint(const std::string& path);
 
 // Opens `path` as traces::CsvReader::Open does, and counts the bytes the

@@ -33,6 +33,12 @@ class PlacementPolicy {
   virtual bool uses_running_jobs() const { return false; }
   // A placement for every task of `job`, or nullopt if it cannot start now.
   virtual std::optional<Placement> Place(const Job& job, ModelMask mask, ClusterState& c) = 0;
+  // True when Place keeps no state, draws no random numbers and gives a
+  // result that depends on the job only through ShapeOf(job, mask): a
+  // scheduler may then take one Place result for every job of that shape
+  // while the cluster is unchanged, without calling Place again (and
+  // without changing any decision). Default: false.
+  virtual bool place_depends_on_shape_only() const { return false; }
   // Earliest time (> now) at which this policy could place something that it
   // cannot place now although nothing arrives or finishes (MIG instances
   // being created, mig_repartition.h), or kNever. Every scheduler that owns a
