@@ -175,12 +175,14 @@ int main(int argc, char** argv) {
       "total_s=%.3f sim_cpu_s=%.3f "
       "events=%.0f events_per_s=%.0f jobs_per_s=%.0f peak_rss_mib=%.0f allocation_pct=%.2f "
       "effective_util_pct=%.2f wait_p95_s=%.0f ref_s=%.3f ref_ratio=%.2f ref_started=%lld "
-      "workload_bytes_per_job=%.0f run_bytes_per_job=%.0f bytes_per_job=%.0f\n",
+      "workload_bytes_per_job=%.0f run_bytes_per_job=%.0f bytes_per_job=%.0f series=%s "
+      "ticks=%lld\n",
       policy.c_str(), summary_of.meta.progress_model.c_str(), stream ? 1 : 0, w.jobs.size(),
       static_cast<long long>(c.total_gpus()), t1 - t0, t2 - ts, t3 - t2, (t1 - t0) + (t3 - ts),
       sim_cpu, events, events / (t2 - ts), static_cast<double>(w.jobs.size()) / (t2 - ts), peak,
       summary_of.summary.allocation_pct, summary_of.summary.effective_util_pct,
       summary_of.summary.wait_p95_s, ref_s, sim_cpu / ref_s, static_cast<long long>(ref.started),
-      per_job(rss1 - rss0), per_job(peak - rss1), per_job(peak));
+      per_job(rss1 - rss0), per_job(peak - rss1), per_job(peak), summary_of.meta.series.c_str(),
+      static_cast<long long>(summary_of.meta.sample_count));
   return 0;
 }

@@ -10,6 +10,7 @@
 // machine's other load. Prints one machine-readable line.
 //
 // Usage: bench_small [--out FILE] [--reps N] [--load L] [--series auto|changes|samples]
+//                    [--sample-interval SECONDS]
 #include <sqlite3.h>
 #include <sys/resource.h>
 
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   // on 192 GPUs.
   double load = 0.0186;
   SeriesForm form = SeriesForm::kAuto;
+  double interval_s = 300;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--out"))
       out = argv[i + 1];
@@ -65,6 +67,8 @@ int main(int argc, char** argv) {
       reps = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--load"))
       load = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--sample-interval"))
+      interval_s = std::atof(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--series"))
       form = !std::strcmp(argv[i + 1], "changes")   ? SeriesForm::kChanges
              : !std::strcmp(argv[i + 1], "samples") ? SeriesForm::kSamples
@@ -93,6 +97,7 @@ int main(int argc, char** argv) {
     cfg.sink = writer.value().get();
     cfg.keep_rows = false;
     cfg.series = form;
+    cfg.sample_interval = Micros(static_cast<int64_t>(interval_s * 1e6));
     auto r = Simulate(c, w, *sched.value(), cfg);
     if (!r.ok()) {
       std::fprintf(stderr, "%s\n", r.status().message().c_str());
