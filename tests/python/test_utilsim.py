@@ -238,7 +238,7 @@ class ModuleTest(unittest.TestCase):
         self.assertEqual(len(r.jobs), 500)
         self.assertEqual(len(r.jobs), r.summary["jobs"])
         for table, frame in (("jobs", r.jobs), ("samples", r.samples)):
-            rows = db_rows(db, table, "job_index" if table == "jobs" else "rowid")
+            rows = db_rows(db, table, "job_index" if table == "jobs" else "time_s")
             self.assertEqual(len(frame), len(rows), table)
             self.assertEqual(list(frame.columns), [c for c in rows[0] if c != "run_id"], table)
             for col in frame.columns:
@@ -248,6 +248,31 @@ class ModuleTest(unittest.TestCase):
                 self.assertEqual(bad, [], f"{table}.{col}: first {got[bad[0]] if bad else ''!r}")
         self.assertEqual(str(r.jobs["start_s"].dtype), "float64")
         self.assertEqual(str(r.jobs["tasks"].dtype), "int64")
+
+    def test_change_points_and_the_samples_derived_from_them(self):
+        # series="changes": one row per instant that changed the state; the
+        # samples derived from them equal the samples a run takes.
+        db = self.path("changes.db")
+        pts = utilsim.run("builtin:demo", policies="best-fit", jobs=300, series="changes", out=db)
+        taken = utilsim.run("builtin:demo", policies="best-fit", jobs=300, series="samples")
+        self.assertEqual(pts.meta["series"], "changes")
+        self.assertEqual(taken.meta["series"], "samples")
+        self.assertEqual(len(taken.change_points), 0)
+        self.assertEqual(len(pts.samples), pts.meta["sample_count"])
+        self.assertEqual(pts.meta["sample_count"], taken.meta["sample_count"])
+        for col in taken.samples.columns:
+            a, b = pts.samples[col].tolist(), taken.samples[col].tolist()
+            self.assertEqual(len(a), len(b), col)
+            self.assertEqual([i for i, (x, y) in enumerate(zip(a, b)) if not same(x, y)], [], col)
+        rows = db_rows(db, "change_points", "time_s")
+        self.assertGreater(len(rows), 300)
+        self.assertEqual(len(pts.change_points), len(rows))
+        self.assertEqual(pts.change_points["gpus_allocated"].tolist(),
+                         [r["gpus_allocated"] for r in rows])
+        bad = [k for k in taken.summary if not same(pts.summary[k], taken.summary[k])]
+        self.assertEqual(bad, [])
+        with self.assertRaisesRegex(ValueError, r"series"):
+            utilsim.run("builtin:demo", policies="best-fit", jobs=10, series="steps")
 
     def test_read_results_gives_what_was_written(self):
         db = self.path("read.db")
