@@ -103,12 +103,38 @@ FrameworkPlacement::FrameworkPlacement(std::string name, std::string version,
       filters_(std::move(filters)),
       scores_(std::move(scores)) {
   for (const auto& s : scores_) gang_aware_ = gang_aware_ || s.plugin->gang_aware();
+  // resources-fit and gpu-model together pass exactly the nodes that
+  // ClusterState::CanHost(n, d, mask) accepts, which FindFirst finds in
+  // index order through the cluster's index.
+  bool fit = false, model = false;
+  for (const auto& f : filters_) {
+    fit = fit || f->name() == "resources-fit";
+    model = model || f->name() == "gpu-model";
+  }
+  indexed_ = fit && model && filters_.size() == 2;
 }
 
 int64_t FrameworkPlacement::Choose(const TaskDemand& d, ModelMask mask,
                                    const ClusterState& c) const {
   int64_t best = -1;
   int64_t best_score = INT64_MIN;
+  if (indexed_) {
+    // The same nodes in the same order as the scan below, without visiting
+    // those that cannot host the task.
+    for (int64_t n = c.FindFirst(0, d, mask); n >= 0;
+         n = n + 1 < static_cast<int64_t>(c.num_nodes())
+                 ? c.FindFirst(static_cast<NodeIndex>(n + 1), d, mask)
+                 : -1) {
+      int64_t score = 0;
+      for (const auto& s : scores_)
+        score += s.weight * s.plugin->Score(static_cast<NodeIndex>(n), d, c);
+      if (score > best_score) {
+        best = n;
+        best_score = score;
+      }
+    }
+    return best;
+  }
   for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
     bool ok = true;
     for (const auto& f : filters_)

@@ -2,7 +2,14 @@
 // (framework.h): scores written out by hand.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
+#include "mixed_workload.h"
+#include "utilsim/engine/simulator.h"
+#include "utilsim/policies/composed_scheduler.h"
 #include "utilsim/policies/framework.h"
+#include "utilsim/policies/queue_policy.h"
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
@@ -88,6 +95,58 @@ TEST(GangLocality, TopologyAwareKeepsTheGangInOneRack) {
   EXPECT_FALSE(topo->Place(Gang(5, 2), kAnyModel, c).has_value());
   // One task: locality is flat, best fit decides (n-0, lowest of the 0-left).
   EXPECT_EQ(Nodes(*topo->Place(Gang(1, 2), kAnyModel, c)), (std::vector<NodeIndex>{0}));
+}
+
+// With exactly the filters resources-fit and gpu-model, FrameworkPlacement
+// finds candidates through the cluster's index (FindFirst) instead of
+// scanning every node: the same nodes in the same order, so the same
+// choices. A third filter that passes everything turns the scan back on;
+// both give the same run, gangs and single tasks, on a queued workload.
+class PassAll final : public FilterPlugin {
+ public:
+  std::string name() const override { return "pass-all"; }
+  bool Pass(NodeIndex, const TaskDemand&, ModelMask, const ClusterState&) const override {
+    return true;
+  }
+};
+
+std::unique_ptr<PlacementPolicy> Profile(bool scan) {
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(MakeFilterPlugin("gpu-model"));
+  filters.push_back(MakeFilterPlugin("resources-fit"));
+  if (scan) filters.push_back(std::make_unique<PassAll>());
+  std::vector<WeightedScore> scores;
+  scores.push_back({MakeGangLocality(), 1});
+  scores.push_back({MakeScorePlugin("gpu-least-leftover"), 2});
+  return std::make_unique<FrameworkPlacement>("p", "1", std::move(filters), std::move(scores));
+}
+
+TEST(FrameworkPlacement, IndexedCandidatesChooseWhatTheScanChooses) {
+  testutil::MixedWorkloadShape shape;
+  shape.jobs = 500;
+  shape.submit_span_s = 2000;
+  shape.gang_one_in = 3;
+  shape.pin_model_a_one_in = 4;
+  const Workload w = testutil::RandomMixedWorkload(shape);
+  ClusterSpec c = testutil::MixedCluster();
+  c.topology.racks = {{"r0", "", {"a-0", "a-1", "b-0"}, 1.0, ""},
+                      {"r1", "", {"a-2", "b-1"}, 1.0, ""}};
+  RunResult runs[2];
+  for (int k = 0; k < 2; ++k) {
+    ComposedScheduler sched("p", MakeFifoSkipQueue(), Profile(k == 1));
+    auto r = Simulate(c, w, sched, SimConfig{});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    runs[k] = std::move(r).value();
+  }
+  int64_t gangs = 0, waited = 0;
+  for (size_t j = 0; j < runs[0].jobs.size(); ++j) {
+    EXPECT_EQ(runs[0].jobs[j].placement, runs[1].jobs[j].placement) << j;
+    EXPECT_EQ(runs[0].jobs[j].start, runs[1].jobs[j].start) << j;
+    gangs += w.jobs[j].tasks > 1;
+    waited += runs[0].jobs[j].wait_s() > 0;
+  }
+  EXPECT_GT(gangs, 100);
+  EXPECT_GT(waited, 100);
 }
 
 }  // namespace

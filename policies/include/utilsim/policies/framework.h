@@ -88,6 +88,7 @@ class FrameworkPlacement final : public PlacementPolicy {
  private:
   int64_t Choose(const TaskDemand& d, ModelMask mask, const ClusterState& c) const;
   bool gang_aware_ = false;  // some plugin needs Prepare
+  bool indexed_ = false;     // the filters are CanHost's: candidates through FindFirst
   std::string name_, version_;
   std::vector<std::unique_ptr<FilterPlugin>> filters_;
   std::vector<WeightedScore> scores_;
