@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/fake_scheduler.h"
+#include "engine/hand_built.h"
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/simulator.h"
 
@@ -15,28 +16,12 @@ namespace utilsim {
 namespace {
 
 using testing::FakeFifo;
+using testing::MakeJob;
+using testing::OneNode;
 
 // One node of 4 GPUs. a (2 GPUs, util 0.5) runs 0..100; b (2 GPUs, util 1)
 // 10..60; c (4 GPUs, util 1) arrives at 20, waits for both and runs
 // 100..130.
-ClusterSpec OneNode() {
-  ClusterSpec s;
-  s.name = "one";
-  s.models = {{"G", 16LL << 30, 1.0}};
-  s.groups = {{"n", 1, "G", 4, 16000, 64LL << 30, 0}};
-  return s;
-}
-
-Job MakeJob(const char* name, int64_t submit_s, int64_t runtime_s, int gpus, float util) {
-  Job j;
-  j.name = name;
-  j.submit = Seconds(submit_s);
-  j.runtime = Seconds(runtime_s);
-  j.task.gpus = gpus;
-  j.util = util;
-  return j;
-}
-
 Workload Three() {
   Workload w;
   w.jobs = {MakeJob("a", 0, 100, 2, 0.5f), MakeJob("b", 10, 50, 2, 1.0f),
@@ -55,7 +40,7 @@ SimConfig Config(SeriesForm form) {
 
 RunResult Simulated(const Workload& w, const SimConfig& cfg) {
   FakeFifo s;
-  auto r = Simulate(OneNode(), w, s, cfg);
+  auto r = Simulate(OneNode(4), w, s, cfg);
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? std::move(r).value() : RunResult{};
 }

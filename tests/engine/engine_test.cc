@@ -8,35 +8,23 @@
 #include <vector>
 
 #include "engine/fake_scheduler.h"
+#include "engine/hand_built.h"
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
 namespace {
 
 using testing::FakeFifo;
+using testing::MakeJob;
+using testing::OneNode;
 
-ClusterSpec FourGpus() {
-  ClusterSpec s;
-  s.name = "one";
-  s.models = {{"G", 16LL << 30, 1.0}};
-  s.groups = {{"n", 1, "G", 4, 16000, 64LL << 30, 0}};
-  return s;
-}
+ClusterSpec FourGpus() { return OneNode(4); }
 
 // The FIFO case of simulator_test: a 0..100 (2 GPUs, util .5), b 100..150
 // (4 GPUs, waits for a), c 150..180 (2 GPUs, behind b).
 Workload Abc() {
   Workload w;
-  auto job = [](const char* name, int64_t submit_s, int64_t runtime_s, int gpus, float util) {
-    Job j;
-    j.name = name;
-    j.submit = Seconds(submit_s);
-    j.runtime = Seconds(runtime_s);
-    j.task.gpus = gpus;
-    j.util = util;
-    return j;
-  };
-  w.jobs = {job("a", 0, 100, 2, 0.5f), job("b", 10, 50, 4, 1.0f), job("c", 20, 30, 2, 1.0f)};
+  w.jobs = {MakeJob("a", 0, 100, 2, 0.5f), MakeJob("b", 10, 50, 4), MakeJob("c", 20, 30, 2)};
   w.Finalize();
   return w;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/fake_scheduler.h"
+#include "engine/hand_built.h"
 #include "engine/result_sink_check.h"
 #include "utilsim/engine/engine.h"
 #include "utilsim/engine/simulator.h"
@@ -27,6 +28,7 @@ using testing::ExpectSameSample;
 using testing::ExpectSameSummary;
 using testing::ExpectStreamingMatches;
 using testing::FakeFifo;
+using testing::MakeJob;
 using testing::Outcome;
 using testing::RecordingSink;
 using testing::Simulated;
@@ -39,16 +41,6 @@ ClusterSpec FastAndSlow() {
   s.models = {{"G", 16LL << 30, 1.0}, {"S", 16LL << 30, 0.5}};
   s.groups = {{"fast", 1, "G", 4, 16000, 64LL << 30, 0}, {"slow", 1, "S", 4, 16000, 64LL << 30, 0}};
   return s;
-}
-
-Job MakeJob(const char* name, int64_t submit_s, int64_t runtime_s, int gpus, float util) {
-  Job j;
-  j.name = name;
-  j.submit = Seconds(submit_s);
-  j.runtime = Seconds(runtime_s);
-  j.task.gpus = gpus;
-  j.util = util;
-  return j;
 }
 
 // Under strict FIFO first fit: a (fast, 0..100), b (slow, 10..110 at half

@@ -5,31 +5,14 @@
 #include <thread>
 
 #include "engine/fake_scheduler.h"
+#include "engine/hand_built.h"
 
 namespace utilsim {
 namespace {
 
 using testing::FakeFifo;
-
-ClusterSpec OneNode(int gpus, int count = 1) {
-  ClusterSpec s;
-  s.name = "one";
-  s.models = {{"G", 16LL << 30, 1.0}};
-  s.groups = {{"n", count, "G", gpus, 16000, 64LL << 30, 0}};
-  return s;
-}
-
-Job MakeJob(const std::string& name, int64_t submit_s, int64_t runtime_s, int gpus,
-            float util = 1.0f, int tasks = 1) {
-  Job j;
-  j.name = name;
-  j.submit = Seconds(submit_s);
-  j.runtime = Seconds(runtime_s);
-  j.task.gpus = gpus;
-  j.util = util;
-  j.tasks = tasks;
-  return j;
-}
+using testing::MakeJob;
+using testing::OneNode;
 
 TEST(Simulator, FifoOnOneNodeHandComputed) {
   // 4 GPUs. a: t=0, 2 GPUs, 100 s. b: t=10, 4 GPUs, 50 s. c: t=20, 2 GPUs,
