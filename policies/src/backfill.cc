@@ -162,40 +162,35 @@ class EasyBackfill final : public SubmitOrderScheduler {
     // The running jobs by estimated end, released together at max(end,
     // now): ends_ keeps them in that order (those already past their end
     // come first and all go at now; the order of releases within one time
-    // changes nothing). Sorted afresh only if some running job did not
-    // start through this scheduler.
+    // changes nothing). Every running job started through this scheduler.
     std::vector<std::pair<Micros, JobIndex>> ends;
-    ends.reserve(ctx.running().size());
-    if (ends_.size() == ctx.running().size()) {
-      for (const auto& [end, r] : ends_) ends.emplace_back(std::max(end, ctx.now()), r);
-    } else {
-      for (JobIndex r : ctx.running()) {
-        const Micros end = std::max(ctx.started_at(r) + BackfillEstimate(w_->jobs[r]), ctx.now());
-        ends.emplace_back(end, r);
-      }
-      std::sort(ends.begin(), ends.end());
-    }
+    ends.reserve(ends_.size());
+    for (const auto& [end, r] : ends_) ends.emplace_back(std::max(end, ctx.now()), r);
     const Job& hj = w_->jobs[head];
     // A head of whole-GPU tasks needs hj.task.gpus whole-free GPUs on one
-    // node per task: `room`, the tasks the free whole GPUs could hold at
-    // most, kept up to date as jobs are released, rules out the times at
-    // which Place would fail anyway. Only for a placement whose result
-    // depends on the shape alone (nothing drawn or kept, so skipping a
-    // failing Place changes nothing).
+    // node per task: `room`, the tasks the free whole GPUs of the nodes not
+    // cordoned could hold at most (from the buckets of nodes by free GPUs),
+    // kept up to date as jobs are released, rules out the times at which
+    // Place would fail anyway. Only for a placement whose result depends on
+    // the shape alone (nothing drawn or kept, so skipping a failing Place
+    // changes nothing).
     const int32_t g = hj.task.gpus;
     const bool bounded = placement_->place_depends_on_shape_only() && g > 0 &&
                          hj.task.gpu_milli == kMilliPerUnit && hj.task.mig_profile < 0;
     int64_t room = 0;
     if (bounded)
-      for (NodeIndex n = 0; n < state->num_nodes(); ++n) room += state->free_whole_gpus(n) / g;
+      for (int m = 0; m < state->num_models(); ++m)
+        for (int k = g; k <= state->max_gpus_per_node(); ++k)
+          room += static_cast<int64_t>(state->Bucket(m, k).size()) * (k / g);
     for (size_t i = 0; i < ends.size();) {
       const Micros t = ends[i].first;
       for (; i < ends.size() && ends[i].first == t; ++i) {
         const JobIndex r = ends[i].second;
         for (const auto& tp : ctx.placement_of(r)) {
-          const int32_t before = bounded ? state->free_whole_gpus(tp.node) / g : 0;
+          const bool counted = bounded && !state->cordoned(tp.node);
+          const int32_t before = counted ? state->free_whole_gpus(tp.node) / g : 0;
           state->Release(tp, ctx.granted(r));
-          if (bounded) room += state->free_whole_gpus(tp.node) / g - before;
+          if (counted) room += state->free_whole_gpus(tp.node) / g - before;
         }
       }
       if (bounded && room < hj.tasks) continue;

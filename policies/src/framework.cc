@@ -118,21 +118,22 @@ int64_t FrameworkPlacement::Choose(const TaskDemand& d, ModelMask mask,
                                    const ClusterState& c) const {
   int64_t best = -1;
   int64_t best_score = INT64_MIN;
+  auto consider = [&](NodeIndex n) {  // n passed the filters
+    int64_t score = 0;
+    for (const auto& s : scores_) score += s.weight * s.plugin->Score(n, d, c);
+    if (score > best_score) {
+      best = n;
+      best_score = score;
+    }
+  };
   if (indexed_) {
     // The same nodes in the same order as the scan below, without visiting
     // those that cannot host the task.
     for (int64_t n = c.FindFirst(0, d, mask); n >= 0;
          n = n + 1 < static_cast<int64_t>(c.num_nodes())
                  ? c.FindFirst(static_cast<NodeIndex>(n + 1), d, mask)
-                 : -1) {
-      int64_t score = 0;
-      for (const auto& s : scores_)
-        score += s.weight * s.plugin->Score(static_cast<NodeIndex>(n), d, c);
-      if (score > best_score) {
-        best = n;
-        best_score = score;
-      }
-    }
+                 : -1)
+      consider(static_cast<NodeIndex>(n));
     return best;
   }
   for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
@@ -142,13 +143,7 @@ int64_t FrameworkPlacement::Choose(const TaskDemand& d, ModelMask mask,
         ok = false;
         break;
       }
-    if (!ok) continue;
-    int64_t score = 0;
-    for (const auto& s : scores_) score += s.weight * s.plugin->Score(n, d, c);
-    if (score > best_score) {
-      best = n;
-      best_score = score;
-    }
+    if (ok) consider(n);
   }
   return best;
 }

@@ -82,6 +82,13 @@ inline void ExpectSameSample(const Sample& a, const Sample& b) {
   EXPECT_EQ(a.gpus_down, b.gpus_down);
 }
 
+// Two series of samples (or change points), the same length and sample for
+// sample exactly.
+inline void ExpectSameSamples(const std::vector<Sample>& a, const std::vector<Sample>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) ExpectSameSample(a[i], b[i]);
+}
+
 // Summary is all 8-byte fields (no padding): when one is added, this size
 // changes and ExpectSameSummary must name it too.
 static_assert(sizeof(Summary) == 83 * 8, "a Summary field was added: compare it below");
@@ -336,9 +343,7 @@ inline RunResult ExpectStreamingMatchesInForm(const std::function<Outcome(SimCon
     const std::vector<Sample>& want = changes ? p.changes : p.samples;
     const std::vector<Sample>& sent = changes ? sink.points : sink.samples;
     EXPECT_TRUE((changes ? sink.samples : sink.points).empty());
-    EXPECT_EQ(sent.size(), want.size());
-    for (size_t i = 0; i < std::min(sent.size(), want.size()); ++i)
-      ExpectSameSample(sent[i], want[i]);
+    ExpectSameSamples(sent, want);
     // (c) the same meta and summary, with or without rows; OnEnd saw them.
     ExpectSameMeta(g.meta, p.meta);
     ExpectSameSummary(g.summary, p.summary);
@@ -349,12 +354,8 @@ inline RunResult ExpectStreamingMatchesInForm(const std::function<Outcome(SimCon
       EXPECT_EQ(g.jobs.size(), p.jobs.size());
       for (size_t j = 0; j < std::min(g.jobs.size(), p.jobs.size()); ++j)
         ExpectSameRecord(g.jobs[j], p.jobs[j]);
-      EXPECT_EQ(g.samples.size(), p.samples.size());
-      for (size_t i = 0; i < std::min(g.samples.size(), p.samples.size()); ++i)
-        ExpectSameSample(g.samples[i], p.samples[i]);
-      EXPECT_EQ(g.changes.size(), p.changes.size());
-      for (size_t i = 0; i < std::min(g.changes.size(), p.changes.size()); ++i)
-        ExpectSameSample(g.changes[i], p.changes[i]);
+      ExpectSameSamples(g.samples, p.samples);
+      ExpectSameSamples(g.changes, p.changes);
     } else {
       EXPECT_TRUE(g.jobs.empty());
       EXPECT_TRUE(g.samples.empty());
@@ -399,9 +400,7 @@ inline RunResult ExpectStreamingMatches(const std::function<Outcome(SimConfig)>&
   EXPECT_EQ(derived.jobs.size(), taken.jobs.size());
   for (size_t j = 0; j < std::min(derived.jobs.size(), taken.jobs.size()); ++j)
     ExpectSameRecord(derived.jobs[j], taken.jobs[j]);
-  EXPECT_EQ(derived.samples.size(), taken.samples.size());
-  for (size_t i = 0; i < std::min(derived.samples.size(), taken.samples.size()); ++i)
-    ExpectSameSample(derived.samples[i], taken.samples[i]);
+  ExpectSameSamples(derived.samples, taken.samples);
   return taken;
 }
 

@@ -24,7 +24,7 @@ namespace utilsim {
 namespace {
 
 using testing::ExpectSameRecord;
-using testing::ExpectSameSample;
+using testing::ExpectSameSamples;
 using testing::ExpectSameSummary;
 using testing::ExpectStreamingMatches;
 using testing::FakeFifo;
@@ -316,10 +316,8 @@ TEST(ResultSink, SimulateAndTheEngineStreamTheSameSequence) {
     ASSERT_TRUE(Stepped(c, w, kNever)(cb).ok);
     ASSERT_EQ(a.jobs.size(), b.jobs.size());
     for (size_t i = 0; i < a.jobs.size(); ++i) ExpectSameRecord(a.jobs[i], b.jobs[i]);
-    ASSERT_EQ(a.samples.size(), b.samples.size());
-    for (size_t i = 0; i < a.samples.size(); ++i) ExpectSameSample(a.samples[i], b.samples[i]);
-    ASSERT_EQ(a.points.size(), b.points.size());
-    for (size_t i = 0; i < a.points.size(); ++i) ExpectSameSample(a.points[i], b.points[i]);
+    ExpectSameSamples(a.samples, b.samples);
+    ExpectSameSamples(a.points, b.points);
     EXPECT_FALSE((a.changes_form ? a.points : a.samples).empty());
     ExpectSameSummary(a.summary, b.summary);
     // The order: big (rejected at 30), c (50), a (100), b (110), k (killed

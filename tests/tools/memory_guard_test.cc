@@ -52,6 +52,27 @@ TEST(MemoryGuard, SamplesPerRunFollowTheSpanAndHorizon) {
   EXPECT_EQ(SamplesPerRun(w, 100, 500), 6);  // the horizon cuts the span
 }
 
+TEST(MemoryGuard, ChangePointsCountBesideTheSamples) {
+  // Two jobs over 2300 s: 24 ticks of 100 s; change points up to 3 per job.
+  Inputs in;
+  Job a, b;
+  a.submit = Seconds(100);
+  a.runtime = Seconds(1000);
+  b.submit = Seconds(400);
+  b.runtime = Seconds(2000);
+  in.workload.jobs = {a, b};
+  RunSpec s;
+  s.sample_interval = Seconds(100);
+  s.series = SeriesForm::kSamples;
+  EXPECT_EQ(DemandOfRuns(in, s, 1, "runs").samples_per_run, 24);
+  s.series = SeriesForm::kChanges;  // the points and the samples derived from them
+  EXPECT_EQ(DemandOfRuns(in, s, 1, "runs").samples_per_run, 24 + 6);
+  s.series = SeriesForm::kAuto;  // points only when no more than the ticks
+  EXPECT_EQ(DemandOfRuns(in, s, 1, "runs").samples_per_run, 24 + 6);
+  s.sample_interval = Seconds(1000);  // 3 ticks: at most 3 points
+  EXPECT_EQ(DemandOfRuns(in, s, 1, "runs").samples_per_run, 3 + 3);
+}
+
 TEST(MemoryGuard, ParsesSizes) {
   EXPECT_EQ(ParseMemorySize("16G").value(), 16ll << 30);
   EXPECT_EQ(ParseMemorySize("500M").value(), 500ll << 20);

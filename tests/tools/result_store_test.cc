@@ -366,6 +366,13 @@ TEST(ResultStoreTest, ReadRefusesChangePointsThatDoNotCoverTheTicks) {
   ASSERT_FALSE(back.ok());
   EXPECT_EQ(back.status().message(),
             dir + "/b.db: run 1: change points in a run whose series is samples");
+  ASSERT_TRUE(WriteResults(MakeRuns(), dir + "/d.db").ok());
+  Query(dir + "/d.db",
+        "INSERT INTO interval_samples SELECT * FROM change_points WHERE run_id = 2 LIMIT 1");
+  back = ReadResults(dir + "/d.db");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(),
+            dir + "/d.db: run 2: interval samples in a run whose series is changes");
   ASSERT_TRUE(WriteResults(MakeRuns(), dir + "/c.db").ok());
   Query(dir + "/c.db", "UPDATE runs SET series = 'steps' WHERE run_id = 2");
   back = ReadResults(dir + "/c.db");

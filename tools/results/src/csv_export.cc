@@ -143,16 +143,20 @@ Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir,
     }
     if (Status s = f.Commit(); !s.ok()) return s;
   }
-  {
-    CsvFile f(files[2], results::SamplesTable(), guard);
+  // The states of every run's `series` (samples or change points) into `file`.
+  auto write_states = [&](const std::string& file, const results::Table& table,
+                          std::vector<Sample> RunResult::*series) {
+    CsvFile f(file, table, guard);
     for (size_t r = 0; r < runs.size(); ++r) {
-      for (const Sample& s : runs[r].samples) {
+      for (const Sample& s : runs[r].*series) {
         results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
         f.Add(row);
       }
     }
-    if (Status s = f.Commit(); !s.ok()) return s;
-  }
+    return f.Commit();
+  };
+  if (Status s = write_states(files[2], results::SamplesTable(), &RunResult::samples); !s.ok())
+    return s;
   {
     CsvFile f(files[3], results::WaitsTable(), guard);
     for (size_t r = 0; r < runs.size(); ++r) {
@@ -165,14 +169,7 @@ Status ExportCsv(const std::vector<RunResult>& runs, const std::string& dir,
     }
     if (Status s = f.Commit(); !s.ok()) return s;
   }
-  CsvFile f(files[4], results::ChangePointsTable(), guard);
-  for (size_t r = 0; r < runs.size(); ++r) {
-    for (const Sample& s : runs[r].changes) {
-      results::SampleRow(static_cast<int64_t>(r + 1), s, &row);
-      f.Add(row);
-    }
-  }
-  return f.Commit();
+  return write_states(files[4], results::ChangePointsTable(), &RunResult::changes);
 }
 
 }  // namespace utilsim

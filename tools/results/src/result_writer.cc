@@ -115,6 +115,10 @@ struct ResultWriter::Impl {
     free.pop_back();
   }
 
+  // Engine thread: appends a row to the current batch (below).
+  template <class Row>
+  void Add(std::vector<Row>& rows, size_t& n, const Row& value, size_t limit);
+
   // Stops the writer thread after it has written what was queued.
   void Close() {
     if (!thread.joinable()) return;
@@ -178,31 +182,31 @@ Result<std::unique_ptr<ResultWriter>> ResultWriter::Open(const std::string& path
   return std::unique_ptr<ResultWriter>(new ResultWriter(std::move(impl)));
 }
 
+// Copies `value` into the next slot of `rows` (n of them in use) of the
+// batch being filled, and hands the batch over once it holds `limit`.
+template <class Row>
+void ResultWriter::Impl::Add(std::vector<Row>& rows, size_t& n, const Row& value, size_t limit) {
+  if (n == rows.size()) rows.emplace_back();
+  rows[n++] = value;
+  if (n == limit) Flush();
+}
+
 void ResultWriter::OnJob(const JobRecord& record) {
   Impl& m = *impl_;
   if (m.end || !m.current) return;
-  Batch& b = *m.current;
-  if (b.n_jobs == b.jobs.size()) b.jobs.emplace_back();
-  b.jobs[b.n_jobs++] = record;
-  if (b.n_jobs == kBatchJobs) m.Flush();
+  m.Add(m.current->jobs, m.current->n_jobs, record, kBatchJobs);
 }
 
 void ResultWriter::OnSample(const Sample& sample) {
   Impl& m = *impl_;
   if (m.end || !m.current) return;
-  Batch& b = *m.current;
-  if (b.n_samples == b.samples.size()) b.samples.emplace_back();
-  b.samples[b.n_samples++] = sample;
-  if (b.n_samples == kBatchSamples) m.Flush();
+  m.Add(m.current->samples, m.current->n_samples, sample, kBatchSamples);
 }
 
 void ResultWriter::OnChangePoint(const Sample& point) {
   Impl& m = *impl_;
   if (m.end || !m.current) return;
-  Batch& b = *m.current;
-  if (b.n_points == b.points.size()) b.points.emplace_back();
-  b.points[b.n_points++] = point;
-  if (b.n_points == kBatchSamples) m.Flush();
+  m.Add(m.current->points, m.current->n_points, point, kBatchSamples);
 }
 
 void ResultWriter::OnEnd(const RunMeta& meta, const Summary& summary) {
