@@ -163,7 +163,7 @@ void Simulation::SetUp(NodeIndex n) {
 double Simulation::Pace(JobIndex j) const {
   if (slow_nodes_ == 0) return 1.0;
   double pace = 1.0;
-  for (const TaskPlacement& t : runs_[j].placement) pace = std::min(pace, node_pace_[t.node]);
+  for (const TaskPlacement& t : Run(j).placement) pace = std::min(pace, node_pace_[t.node]);
   return pace;
 }
 
@@ -172,7 +172,7 @@ std::vector<JobIndex> Simulation::RunningOn(const std::vector<NodeIndex>& nodes)
   for (NodeIndex n : nodes) hit[n] = 1;
   std::vector<JobIndex> jobs;
   for (JobIndex j : running_list_)
-    for (const TaskPlacement& t : runs_[j].placement)
+    for (const TaskPlacement& t : Run(j).placement)
       if (hit[t.node]) {
         jobs.push_back(j);
         break;
@@ -196,7 +196,7 @@ bool Simulation::FitsOnUnavailableNode(JobIndex j) const {
 }
 
 void Simulation::Interrupt(JobIndex j) {
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   Account(j);
   const auto& by_kind = cfg_.checkpoints_by_kind[static_cast<size_t>(w_.jobs[j].kind)];
   const Micros ci = by_kind ? by_kind->interval : cfg_.checkpoint_interval;

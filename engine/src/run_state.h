@@ -2,17 +2,39 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "utilsim/engine/metrics.h"
 #include "utilsim/engine/placement.h"
 #include "utilsim/engine/time.h"
+#include "utilsim/engine/wait.h"
 
 namespace utilsim {
 
 inline constexpr size_t kCauses = static_cast<size_t>(IdleCause::kCount);
 
+// Wait attribution of a queued job's open interval (wait.h; Simulation's
+// QueuedNow, Settle, CloseWait).
+inline constexpr uint32_t kNoPass = UINT32_MAX;
+struct WaitTrack {
+  Micros since{0};               // start of the open interval
+  uint32_t last_pass = kNoPass;  // the pass that last reported it, kNoPass = none since `since`
+  WaitCause cause = WaitCause::kQueueOrder;
+  bool preempted = false;  // queued again after a preemption: all kPreemption
+  JobIndex blocker = kNoBlocker;
+  NodeCounts nodes;          // of the open interval (SimConfig::wait_detail)
+  Micros estimate = kNever;  // the scheduler's first estimate in the open interval
+};
+
+// The state of a job from its arrival until its record is final (rejected,
+// finished, or the end of the run). Only such live jobs have one: the engine
+// keeps them in a pool of slots reused as jobs end (Simulation::Run), so its
+// memory follows the jobs in the system, not the jobs in the workload.
 struct JobRun {
+  JobIndex job = std::numeric_limits<JobIndex>::max();  // whose state; max = a free slot
   bool queued = false, running = false, finished = false, rejected = false;
   bool killed = false;  // finished at its walltime limit with work left
   std::string reason;
@@ -44,6 +66,8 @@ struct JobRun {
   uint32_t list_pos = 0;     // index in the list of all running jobs
   std::array<float, kCauses> share{};     // idle share of wall time by cause, current rate
   std::array<double, kCauses> idle_us{};  // integral of share over the job's run time, us
+  WaitTrack wait;                         // while queued
+  std::vector<WaitInterval> waits;        // closed wait intervals so far
 };
 
 }  // namespace utilsim

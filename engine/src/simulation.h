@@ -67,10 +67,10 @@ class Simulation final : public Engine, public PassContext, public RunView {
     return granted_.empty() ? w_.jobs[j].task : granted_[j];
   }
   const std::vector<JobIndex>& running() const override { return running_list_; }
-  Micros started_at(JobIndex j) const override { return runs_[j].start; }
-  const Placement& placement_of(JobIndex j) const override { return runs_[j].placement; }
+  Micros started_at(JobIndex j) const override { return RunOrNone(j).start; }
+  const Placement& placement_of(JobIndex j) const override { return RunOrNone(j).placement; }
   double work_done_s(JobIndex j) const override {
-    const JobRun& r = runs_[j];
+    const JobRun& r = RunOrNone(j);
     return (r.done + (r.running ? static_cast<double>((now_ - r.last).us) * r.rate : 0)) /
            kMicrosPerSecond;
   }
@@ -85,14 +85,31 @@ class Simulation final : public Engine, public PassContext, public RunView {
   const std::vector<JobIndex>& jobs_on(NodeIndex n) const override {
     return on_node_.empty() ? no_jobs_ : on_node_[n];
   }
-  double speed(JobIndex j) const override { return runs_[j].speed; }
+  double speed(JobIndex j) const override { return RunOrNone(j).speed; }
   double comm_slowdown(JobIndex j) const override {
-    const JobRun& r = runs_[j];
+    const JobRun& r = RunOrNone(j);
     if (r.comm < 0) r.comm = CommSlowdown(w_.jobs[j], r.placement, cluster_);
     return r.comm;
   }
 
  private:
+  // Live job j's state. Precondition: j is live (arrived, record not final).
+  JobRun& Run(JobIndex j) { return live_[slot_[j]]; }
+  const JobRun& Run(JobIndex j) const { return live_[slot_[j]]; }
+  bool IsLive(JobIndex j) const { return j < slot_.size() && slot_[j] < kFinal; }
+  // For the policies' and progress models' queries, which may name any job:
+  // a job that is not live reads as one never started.
+  const JobRun& RunOrNone(JobIndex j) const {
+    static const JobRun none;
+    return IsLive(j) ? Run(j) : none;
+  }
+  // Gives job j a fresh slot (precondition: not live); frees it once its
+  // record is final (precondition: live).
+  JobRun& Acquire(JobIndex j);
+  void ReleaseRun(JobIndex j);
+  // Adds job j's held, busy, idle and energy integrals to windows_.
+  // Precondition: its meter is final (RecordOf: accounted up to now_).
+  void AddToWindows(JobIndex j);
   void Observe(EventKind kind, JobIndex j) {
     if (cfg_.observer) cfg_.observer(EngineEvent{now_, kind, j}, *this);
   }
@@ -136,7 +153,7 @@ class Simulation final : public Engine, public PassContext, public RunView {
   // Contribution of a running constant-util job to the idle sum of cause c,
   // micro-GPUs (from its current share).
   int64_t IdleMicro(JobIndex j, size_t c) const {
-    const float share = runs_[j].share[c];
+    const float share = Run(j).share[c];
     if (share == 0.0f) return 0;
     return std::llround(MicroGpus(j) * static_cast<double>(share));
   }
@@ -209,18 +226,19 @@ class Simulation final : public Engine, public PassContext, public RunView {
   void SetJobPower(JobIndex j);
   // Job j's power now in micro-watts, at busy fraction `busy`.
   int64_t JobPowerUw(JobIndex j, double busy) const {
-    const JobRun& r = runs_[j];
+    const JobRun& r = Run(j);
     return std::llround(MicroGpus(j) * (r.context_w + (r.active_w - r.context_w) * busy));
   }
   void AdvanceMeters(Micros t);
   void TakeMark(JobMarks* m);
   JobMeter MeterOf(JobIndex j) const;  // held/busy/idle up to now_ (accounted)
-  // What job j had accumulated at instant t of marks m, or at the end when m
-  // is null (`total`).
-  const JobMeter* MeterAt(const JobMarks* m, size_t* cursor, JobIndex j, const JobMeter& total,
+  // What job j had accumulated at the instant of mark m, given its final
+  // meter `total`: its meter at the mark, total (it ended before the mark),
+  // or zero (it started after it).
+  const JobMeter* MeterAt(const JobMarks& m, JobIndex j, const JobMeter& total,
                           const JobMeter& zero) const;
   // The exact window integrals; checks them against the cluster's.
-  // Precondition: every running job is accounted up to now_.
+  // Precondition: every job's record is final (AddToWindows).
   WindowTotals WindowFigures(Micros ws, Micros we);
   void UpdateStranded(const Placement& p);
   void Violate(const std::string& name, JobIndex j, const std::string& detail);
@@ -257,7 +275,21 @@ class Simulation final : public Engine, public PassContext, public RunView {
   Micros pass_at_ = Micros(-1);  // time of the pending pass event, if any
   size_t next_arrival_ = 0;
   std::vector<ModelMask> masks_;
-  std::vector<JobRun> runs_;
+  // Live jobs' state (run_state.h): slot_[j] is job j's index into live_
+  // while it is live, else kNotArrived or kFinal; freed slots are reused
+  // last-freed first (their memory is the warmest).
+  static constexpr uint32_t kNotArrived = UINT32_MAX, kFinal = UINT32_MAX - 1;
+  std::vector<uint32_t> slot_;
+  std::vector<JobRun> live_;
+  std::vector<uint32_t> free_slots_;
+  // The window integrals of the jobs whose records are final (AddToWindows),
+  // for each pair of window ends: [from the run's start or from the first
+  // mark][to the second mark or to the end].
+  // Their allocation is also summed exactly, in milli-GPU-us (an integer
+  // per job), so the headline figure does not depend on the order in which
+  // jobs end.
+  std::array<std::array<WindowTotals, 2>, 2> windows_{};
+  std::array<std::array<WideInt, 2>, 2> window_alloc_{};
   std::vector<std::vector<JobIndex>> on_node_;  // running jobs per node, if interacts()
   struct NodeShape {
     NodeIndex example;
@@ -313,27 +345,15 @@ class Simulation final : public Engine, public PassContext, public RunView {
     JobIndex blocker;
     Micros estimate;
   };
-  static constexpr uint32_t kNoPass = UINT32_MAX;
-  struct WaitTrack {
-    Micros since{0};               // start of the open interval
-    uint32_t last_pass = kNoPass;  // the pass that last reported it, kNoPass = none since `since`
-    WaitCause cause = WaitCause::kQueueOrder;
-    bool preempted = false;  // queued again after a preemption: all kPreemption
-    JobIndex blocker = kNoBlocker;
-    NodeCounts nodes;          // of the open interval (SimConfig::wait_detail)
-    Micros estimate = kNever;  // the scheduler's first estimate in the open interval
-  };
   std::vector<WaitReport> reports_;  // of the pass in progress
   std::vector<Micros> pass_time_;    // time of each pass, by pass index
-  std::vector<WaitTrack> wait_;      // by job
   std::vector<JobIndex> unplaced_;   // jobs the pass could not place
   // Power states: 0 on, 1 off, 2 waking (until wake_at_); the empty-since
   // time that a pending power-off check belongs to.
   std::vector<uint8_t> node_state_;
   std::vector<Micros> empty_since_, wake_at_;
   int64_t off_gpus_ = 0, sleeping_nodes_ = 0, wakeups_ = 0;
-  size_t arrivals_done_ = 0;                      // arrival events processed
-  std::vector<std::vector<WaitInterval>> waits_;  // closed intervals, by job
+  size_t arrivals_done_ = 0;  // arrival events processed
   // Cluster events: the run's events and their nodes; per node, down (cause
   // + 1, 0 = up; the latest down's cause), drained, and a down waiting for
   // the node to empty (cause + 1); GPUs down by cause; nodes down, drained

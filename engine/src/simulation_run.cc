@@ -43,9 +43,7 @@ Status Simulation::Init() {
     return Status::Error("comm fraction must be 0..1, got " + std::to_string(cfg_.comm_fraction));
   const size_t n = w_.jobs.size();
   // Per-job arrays in huge pages (huge_pages.h): fewer page faults.
-  AssignHuge(runs_, n, JobRun{});
-  AssignHuge(wait_, n, WaitTrack{});
-  AssignHuge(waits_, n, std::vector<WaitInterval>{});
+  AssignHuge(slot_, n, kNotArrived);
   AssignHuge(masks_, n, ModelMask{0});
   for (size_t j = 0; j < n; ++j) {
     masks_[j] = cluster_.ResolveModels(w_.jobs[j].gpu_models);
@@ -286,11 +284,12 @@ Result<RunResult> Simulation::Finish() {
   const size_t n = w_.jobs.size();
   Micros window_end = last_finish_;
   int64_t unfinished = 0;
-  for (size_t j = 0; j < n; ++j) {
-    const JobRun& r = runs_[j];
-    if (r.rejected || r.finished) continue;
+  for (JobIndex j = 0; j < n; ++j) {
+    if (slot_[j] == kFinal) continue;
+    if (slot_[j] == kNotArrived) Acquire(j);
     ++unfinished;
-    Deliver(RecordOf(static_cast<JobIndex>(j)));
+    Deliver(RecordOf(j));
+    ReleaseRun(j);
   }
   if (unfinished > 0) window_end = std::max(window_end, now_);
   if (deadlocked_)
@@ -352,7 +351,7 @@ Result<RunResult> Simulation::Finish() {
 
 JobRecord Simulation::RecordOf(JobIndex j) {
   const Job& job = w_.jobs[j];
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   JobRecord rec;
   rec.job = j;
   rec.name = job.name;
@@ -407,6 +406,7 @@ JobRecord Simulation::RecordOf(JobIndex j) {
         in_system_us > 0 ? std::clamp((meter.held_us - r.lost_us) / in_system_us, 0.0, 1.0) : 1.0;
     rec.energy_kwh = meter.energy_j / 3.6e6;
     rec.idle_energy_kwh = std::max(0.0, meter.energy_j - meter.busy_energy_j) / 3.6e6;
+    AddToWindows(j);
   }
   return rec;
 }

@@ -111,13 +111,14 @@ void Simulation::SchedulePass(Micros t) {
 
 void Simulation::DoArrival(JobIndex j) {
   const Job& job = w_.jobs[j];
-  JobRun& r = runs_[j];
+  JobRun& r = Acquire(j);
   std::string reason = Infeasible(job, masks_[j]);
   if (!reason.empty()) {
     r.rejected = true;
     r.reason = std::move(reason);
     Deliver(RecordOf(j));
     Observe(EventKind::kReject, j);
+    ReleaseRun(j);
     return;
   }
   r.queued = true;
@@ -130,7 +131,7 @@ void Simulation::DoArrival(JobIndex j) {
 
 Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& granted) {
   const Job& job = w_.jobs[j];
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   auto fail = [&](const std::string& why) {
     return Status::Error("policy '" + sched_.label() + "' returned an invalid placement for job " +
                          job.name + ": " + why);
@@ -194,9 +195,9 @@ Status Simulation::StartWith(JobIndex j, const Placement& p, const TaskDemand& g
 }
 
 Status Simulation::Preempt(JobIndex j) {
-  if (j >= runs_.size() || !runs_[j].running)
+  if (!IsLive(j) || !Run(j).running)
     return Status::Error("policy '" + sched_.label() + "' preempted a job that is not running");
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   Account(j);
   ++r.preemptions;
   StopRunning(j, std::max(0.0, r.done - static_cast<double>(cfg_.restart_cost.us)));
@@ -206,7 +207,7 @@ Status Simulation::Preempt(JobIndex j) {
 }
 
 void Simulation::StopRunning(JobIndex j, double keep_work) {
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   // The work given back was done (or will be redone) at the rate it ran.
   if (r.done > keep_work && r.rate > 0) r.lost_us += (r.done - keep_work) / r.rate;
   r.done = keep_work;
@@ -219,7 +220,7 @@ void Simulation::StopRunning(JobIndex j, double keep_work) {
   {
     const JobIndex last = running_list_.back();
     running_list_[r.list_pos] = last;
-    runs_[last].list_pos = r.list_pos;
+    Run(last).list_pos = r.list_pos;
     running_list_.pop_back();
   }
   RemoveRunning(j);
@@ -236,7 +237,7 @@ void Simulation::StopRunning(JobIndex j, double keep_work) {
 }
 
 void Simulation::Account(JobIndex j) {
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   const Micros dt = now_ - r.last;
   if (dt.us > 0) {
     // Busy time counts work done for the first time: work redone after a
@@ -274,7 +275,7 @@ void Simulation::SetProgress(JobIndex j, const Progress& given) {
     paced.idle[static_cast<size_t>(IdleCause::kCommunication)] += 1.0 - pace;
   }
   const Progress& pr = pace < 1.0 ? paced : given;
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   Account(j);
   const double rate = pr.rate;
   r.rate = rate;
@@ -320,22 +321,22 @@ void Simulation::UpdateRates(const Placement& p, JobIndex except) {
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   // The co-runners' records are scattered: start all their loads at once.
   for (JobIndex k : touched) {
-    __builtin_prefetch(&runs_[k]);
+    __builtin_prefetch(&Run(k));
     __builtin_prefetch(&w_.jobs[k]);
   }
   progress_->EvaluateMany(touched, *this, &rerated_);
   for (size_t i = 0; i < touched.size(); ++i) {
     const JobIndex k = touched[i];
     const Progress& pr = rerated_[i];
-    bool same = pr.rate == runs_[k].rate;
+    bool same = pr.rate == Run(k).rate;
     for (size_t c = 0; c < kCauses && same; ++c)
-      same = static_cast<float>(pr.idle[c]) == runs_[k].share[c];
+      same = static_cast<float>(pr.idle[c]) == Run(k).share[c];
     if (!same) SetProgress(k, pr);
   }
 }
 
 void Simulation::DoFinish(JobIndex j) {
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   const Job& job = w_.jobs[j];
   Account(j);
   // Killed at the limit when work is left (rates round finish times up, so
@@ -350,7 +351,7 @@ void Simulation::DoFinish(JobIndex j) {
   {  // swap-remove: O(1)
     const JobIndex last = running_list_.back();
     running_list_[r.list_pos] = last;
-    runs_[last].list_pos = r.list_pos;
+    Run(last).list_pos = r.list_pos;
     running_list_.pop_back();
   }
   RemoveRunning(j);
@@ -368,6 +369,7 @@ void Simulation::DoFinish(JobIndex j) {
   Deliver(RecordOf(j));
   Observe(r.killed ? EventKind::kKill : EventKind::kFinish, j);
   sched_.OnFinish(j, now_);
+  ReleaseRun(j);
   // Freed resources matter only to queued jobs (arrivals schedule their own).
   if (sched_.queued() > 0) SchedulePass(now_);
 }
@@ -401,7 +403,7 @@ Sample Simulation::StateNow(bool at_tick) {
   int64_t power_uw = power_const_uw_ + free_uw_total_ + node_uw_total_;
   for (JobIndex j : running_series_) {
     if (at_tick) Account(j);
-    const JobRun& r = runs_[j];
+    const JobRun& r = Run(j);
     // Account's progress now, without recording it.
     const Micros dt = now_ - r.last;
     const double done = dt.us > 0 ? r.done + static_cast<double>(dt.us) * r.rate : r.done;
@@ -478,10 +480,10 @@ void Simulation::EndInstant() {
 }
 
 // Busy contribution of a constant-util running job, in micro-GPUs.
-// Precondition: runs_[j].busy_frac is current.
+// Precondition: Run(j).busy_frac is current.
 int64_t Simulation::ConstBusy(JobIndex j) const {
   const Job& job = w_.jobs[j];
-  return std::llround(runs_[j].busy_frac * static_cast<double>(job.task.total_gpu_milli()) *
+  return std::llround(Run(j).busy_frac * static_cast<double>(job.task.total_gpu_milli()) *
                       job.tasks * 1000.0);
 }
 
@@ -490,7 +492,7 @@ int64_t Simulation::ConstBusy(JobIndex j) const {
 // (its recorded length / rate) x the progress model's busy fraction there.
 double Simulation::SeriesBusyUs(JobIndex j, double d0, double d1) const {
   const Job& job = w_.jobs[j];
-  const JobRun& r = runs_[j];
+  const JobRun& r = Run(j);
   auto frac = [&](Micros at) { return progress_->BusyFraction(job, w_, at, r.rate, r.speed); };
   const std::vector<Micros>& off = w_.series[job.series].offset;
   // First step boundary after d0.
@@ -623,7 +625,7 @@ void Simulation::UpdatePower(const Placement& p) {
 }
 
 void Simulation::QueuedNow(JobIndex j, bool preempted) {
-  WaitTrack& w = wait_[j];
+  WaitTrack& w = Run(j).wait;
   w.since = now_;
   w.last_pass = kNoPass;
   w.preempted = preempted;
@@ -634,7 +636,7 @@ void Simulation::QueuedNow(JobIndex j, bool preempted) {
 }
 
 void Simulation::Settle(JobIndex j, uint32_t pass) {
-  WaitTrack& w = wait_[j];
+  WaitTrack& w = Run(j).wait;
   if (w.preempted || w.last_pass == kNoPass || w.last_pass + 1 >= pass) return;
   CloseWait(j, pass_time_[w.last_pass + 1]);
   w.cause = sched_.unexamined_cause();
@@ -645,9 +647,9 @@ void Simulation::Settle(JobIndex j, uint32_t pass) {
 }
 
 void Simulation::CloseWait(JobIndex j, Micros t) {
-  WaitTrack& w = wait_[j];
+  WaitTrack& w = Run(j).wait;
   if (t <= w.since) return;
-  std::vector<WaitInterval>& v = waits_[j];
+  std::vector<WaitInterval>& v = Run(j).waits;
   if (!v.empty() && v.back().to == w.since && v.back().cause == w.cause &&
       v.back().blocker == w.blocker)
     v.back().to = t;
@@ -665,7 +667,7 @@ void Simulation::ApplyWaitReports() {
       classified;
   for (const WaitReport& rep : reports_) {
     const JobIndex j = rep.job;
-    if (j >= runs_.size() || !runs_[j].queued || wait_[j].preempted) continue;
+    if (!IsLive(j) || !Run(j).queued || Run(j).wait.preempted) continue;
     WaitCause c = rep.cause;
     if (c == WaitCause::kResources) {
       const Job& job = w_.jobs[j];
@@ -690,12 +692,12 @@ void Simulation::ApplyWaitReports() {
       // Waking nodes does not help a job the power budget holds back.
       // (Once per pass: EASY reports its head twice, the second time with
       // its reservation.)
-      if (c != WaitCause::kPowerBudget && wait_[j].last_pass != pass) unplaced_.push_back(j);
+      if (c != WaitCause::kPowerBudget && Run(j).wait.last_pass != pass) unplaced_.push_back(j);
     } else if (static_cast<size_t>(c) >= kWaitCauses) {
       continue;
     }
     Settle(j, pass);
-    WaitTrack& w = wait_[j];
+    WaitTrack& w = Run(j).wait;
     if (c != w.cause || rep.blocker != w.blocker) {
       CloseWait(j, now_);
       w.cause = c;
@@ -717,7 +719,7 @@ void Simulation::ApplyWaitReports() {
 void Simulation::WaitTotals(JobIndex j, int64_t queued_us, JobRecord* rec) {
   std::array<int64_t, kWaitCauses> us{};
   int64_t sum = 0;
-  for (const WaitInterval& v : waits_[j]) {
+  for (const WaitInterval& v : Run(j).waits) {
     us[static_cast<size_t>(v.cause)] += (v.to - v.from).us;
     sum += (v.to - v.from).us;
   }
@@ -726,8 +728,8 @@ void Simulation::WaitTotals(JobIndex j, int64_t queued_us, JobRecord* rec) {
             std::to_string(sum) + " us attributed, " + std::to_string(queued_us) + " us queued");
   for (size_t c = 0; c < kWaitCauses; ++c)
     rec->wait_cause_s[c] = static_cast<double>(us[c]) / kMicrosPerSecond;
-  rec->waits = std::move(waits_[j]);
-  waits_[j] = {};
+  rec->waits = std::move(Run(j).waits);
+  Run(j).waits.clear();
 }
 
 void Simulation::SetNodePower(NodeIndex n, uint8_t state) {
@@ -859,7 +861,7 @@ void Simulation::CheckEnergy(const Summary& s) {
 }
 
 void Simulation::SetJobPower(JobIndex j) {
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   double ctx = 0, act = 0;
   int n = 0;
   for (const TaskPlacement& t : r.placement) {
@@ -901,7 +903,7 @@ void Simulation::AdvanceMeters(Micros t) {
 }
 
 JobMeter Simulation::MeterOf(JobIndex j) const {
-  const JobRun& r = runs_[j];
+  const JobRun& r = Run(j);
   JobMeter m;
   const Micros end = r.finished ? r.end : (r.running ? now_ : r.start);
   m.held_us = static_cast<double>(r.held_before_us + (end - r.start).us);
@@ -912,48 +914,57 @@ JobMeter Simulation::MeterOf(JobIndex j) const {
   return m;
 }
 
-const JobMeter* Simulation::MeterAt(const JobMarks* m, size_t* cursor, JobIndex j,
-                                    const JobMeter& total, const JobMeter& zero) const {
-  if (m == nullptr) return &total;
-  while (*cursor < m->jobs.size() && m->jobs[*cursor].first < j) ++*cursor;
-  if (*cursor < m->jobs.size() && m->jobs[*cursor].first == j) return &m->jobs[*cursor].second;
-  const JobRun& r = runs_[j];
-  return r.first_start.us >= 0 && r.first_start < m->time ? &total : &zero;
+const JobMeter* Simulation::MeterAt(const JobMarks& m, JobIndex j, const JobMeter& total,
+                                    const JobMeter& zero) const {
+  auto it = std::lower_bound(m.jobs.begin(), m.jobs.end(), j,
+                             [](const auto& e, JobIndex k) { return e.first < k; });
+  if (it != m.jobs.end() && it->first == j) return &it->second;
+  const JobRun& r = Run(j);
+  return r.first_start.us >= 0 && r.first_start < m.time ? &total : &zero;
+}
+
+void Simulation::AddToWindows(JobIndex j) {
+  const JobRun& r = Run(j);
+  if (r.first_start.us < 0) return;
+  const JobMeter total = MeterOf(j);
+  const JobMeter zero;
+  const JobMeter* from[2] = {&zero, MeterAt(marks_[0], j, total, zero)};
+  const JobMeter* to[2] = {MeterAt(marks_[1], j, total, zero), &total};
+  const Job& job = w_.jobs[j];
+  const int64_t milli = job.task.total_gpu_milli() * job.tasks;
+  const double gpus = static_cast<double>(milli) / kMilliPerUnit;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) {
+      WindowTotals& t = windows_[a][b];
+      const JobMeter in = *to[b] - *from[a];
+      // Held microseconds are integers (exact in a double below 2^53).
+      window_alloc_[a][b] += static_cast<WideInt>(milli) * std::llround(in.held_us);
+      const double alloc = gpus * in.held_us / kMicrosPerSecond;
+      const double useful = std::min(alloc, in.busy_gpu_us / kMicrosPerSecond);
+      t.useful_gpu_s += useful;
+      std::array<double, kCauses> idle{};
+      SplitIdle(std::max(0.0, alloc - useful), in.idle_us, &idle);
+      for (size_t c = 0; c < kCauses; ++c) t.idle_gpu_s[c] += idle[c];
+      // The job's idle energy is divided as its idle GPU time is.
+      t.energy_busy_j += in.busy_energy_j;
+      SplitIdle(std::max(0.0, in.energy_j - in.busy_energy_j), in.idle_us, &idle);
+      for (size_t c = 0; c < kCauses; ++c) t.energy_idle_j[c] += idle[c];
+    }
 }
 
 WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
   // Which instant each end of the window is. Start: the run's start (nothing
   // held yet) or the arrivals window's first mark. End: its second mark, or
-  // the end of the run (null: the totals).
-  const bool from_start = ws <= window_start_;
-  const JobMarks* to = we == marks_[1].time && marks_[1].taken ? &marks_[1] : nullptr;
-  WindowTotals t;
-  const JobMeter zero;
-  size_t cf = 0, ct = 0;
-  for (JobIndex j = 0; j < runs_.size(); ++j) {
-    if (runs_[j].first_start.us < 0) continue;
-    const JobMeter total = MeterOf(j);
-    const JobMeter* a = from_start ? &zero : MeterAt(&marks_[0], &cf, j, total, zero);
-    const JobMeter* b = MeterAt(to, &ct, j, total, zero);
-    const JobMeter in = *b - *a;
-    const Job& job = w_.jobs[j];
-    const double gpus = static_cast<double>(job.task.total_gpu_milli() * job.tasks) / kMilliPerUnit;
-    const double alloc = gpus * in.held_us / kMicrosPerSecond;
-    const double useful = std::min(alloc, in.busy_gpu_us / kMicrosPerSecond);
-    t.alloc_gpu_s += alloc;
-    t.useful_gpu_s += useful;
-    std::array<double, kCauses> idle{};
-    SplitIdle(std::max(0.0, alloc - useful), in.idle_us, &idle);
-    for (size_t c = 0; c < kCauses; ++c) t.idle_gpu_s[c] += idle[c];
-    // The job's idle energy is divided as its idle GPU time is.
-    t.energy_busy_j += in.busy_energy_j;
-    SplitIdle(std::max(0.0, in.energy_j - in.busy_energy_j), in.idle_us, &idle);
-    for (size_t c = 0; c < kCauses; ++c) t.energy_idle_j[c] += idle[c];
-  }
+  // the end of the run (the totals).
+  const int a = ws <= window_start_ ? 0 : 1;
+  const int b = we == marks_[1].time && marks_[1].taken ? 0 : 1;
+  WindowTotals t = windows_[a][b];
+  t.alloc_gpu_s = static_cast<double>(window_alloc_[a][b]) / (kMilliPerUnit * kMicrosPerSecond);
   const LevelIntegral c = meter_->TotalAt(we) - meter_->TotalAt(ws);
   const double cluster_alloc =
       static_cast<double>(c.gpu_milli_us) / (kMilliPerUnit * kMicrosPerSecond);
-  if (std::abs(cluster_alloc - t.alloc_gpu_s) > 1e-9 * std::max(1.0, cluster_alloc) + 1e-6)
+  // Both sides are integers (milli-GPU-us): they must agree exactly.
+  if (window_alloc_[a][b] != c.gpu_milli_us)
     Violate("job allocations = integral of the cluster's allocation", kNoJob,
             "jobs hold " + std::to_string(t.alloc_gpu_s) +
                 " GPU-s in the window, the cluster's allocated share integrates to " +
@@ -977,14 +988,46 @@ WindowTotals Simulation::WindowFigures(Micros ws, Micros we) {
 void Simulation::TakeMark(JobMarks* m) {
   m->taken = true;
   for (JobIndex j : running_list_) Account(j);
-  for (JobIndex j = 0; j < runs_.size(); ++j) {
-    const JobRun& r = runs_[j];
-    if (r.first_start.us >= 0 && !r.finished) m->jobs.emplace_back(j, MeterOf(j));
+  // The live jobs that started and are not finished, in job order.
+  for (const JobRun& r : live_)
+    if (r.job != kNoJob && r.first_start.us >= 0 && !r.finished)
+      m->jobs.emplace_back(r.job, MeterOf(r.job));
+  std::sort(m->jobs.begin(), m->jobs.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+JobRun& Simulation::Acquire(JobIndex j) {
+  uint32_t s;
+  if (!free_slots_.empty()) {
+    s = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    s = static_cast<uint32_t>(live_.size());
+    live_.emplace_back();
   }
+  slot_[j] = s;
+  JobRun& r = live_[s];
+  r.job = j;
+  return r;
+}
+
+void Simulation::ReleaseRun(JobIndex j) {
+  const uint32_t s = slot_[j];
+  slot_[j] = kFinal;
+  // Back to a fresh state, keeping the buffers of its placement and waits.
+  JobRun& r = live_[s];
+  Placement placement = std::move(r.placement);
+  std::vector<WaitInterval> waits = std::move(r.waits);
+  placement.clear();
+  waits.clear();
+  r = JobRun{};
+  r.placement = std::move(placement);
+  r.waits = std::move(waits);
+  free_slots_.push_back(s);
 }
 
 void Simulation::AddRunning(JobIndex j) {
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   if (w_.jobs[j].series >= 0) {
     r.running_pos = static_cast<uint32_t>(running_series_.size());
     running_series_.push_back(j);
@@ -992,11 +1035,11 @@ void Simulation::AddRunning(JobIndex j) {
 }
 
 void Simulation::RemoveRunning(JobIndex j) {
-  JobRun& r = runs_[j];
+  JobRun& r = Run(j);
   if (w_.jobs[j].series >= 0) {
     const JobIndex last = running_series_.back();
     running_series_[r.running_pos] = last;
-    runs_[last].running_pos = r.running_pos;
+    Run(last).running_pos = r.running_pos;
     running_series_.pop_back();
   } else {
     busy_micro_const_ -= r.busy_micro;

@@ -265,5 +265,64 @@ TEST(Summary, NearestRankPercentiles) {
   EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 21), 2);
 }
 
+// The engine keeps state only for the jobs in the system and reuses it as
+// jobs end (simulation.h, Run): a job arriving after others ended starts
+// from nothing of theirs, and the window figures of jobs whose records were
+// final long before the end still count. 4 GPUs. a: t=0, 4 GPUs, 100 s; b:
+// t=10, 4 GPUs, 50 s (queued 10..100, runs 100..150); c: t=200, 8 GPUs
+// (rejected); d: t=300, 2 GPUs, 1,000 s (running at the horizon, 400); e:
+// t=350, 4 GPUs (queued at the end: d holds 2).
+TEST(Simulator, AJobStartsFromNothingOfTheJobsThatEndedBeforeIt) {
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 100, 4, 0.5f), MakeJob("b", 10, 50, 4), MakeJob("c", 200, 10, 8),
+            MakeJob("d", 300, 1000, 2), MakeJob("e", 350, 10, 4)};
+  w.Finalize();
+  SimConfig cfg;
+  cfg.horizon = Seconds(400);
+  cfg.window = Window::kFull;
+  FakeFifo s;
+  auto r = Simulate(OneNode(4), w, s, cfg);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const auto& jobs = r.value().jobs;
+  ASSERT_EQ(jobs.size(), 5u);
+  EXPECT_EQ(jobs[1].start, Seconds(100));
+  ASSERT_EQ(jobs[1].waits.size(), 1u);
+  EXPECT_EQ(jobs[1].waits[0].from, Seconds(10));
+  EXPECT_EQ(jobs[1].waits[0].to, Seconds(100));
+  EXPECT_EQ(jobs[2].outcome, JobOutcome::kRejected);
+  EXPECT_FALSE(jobs[2].reason.empty());
+  EXPECT_TRUE(jobs[2].placement.empty());
+  EXPECT_TRUE(jobs[2].waits.empty());
+  // d: started at once on 2 GPUs, never queued; 100 s held by the horizon.
+  EXPECT_EQ(jobs[3].outcome, JobOutcome::kUnfinished);
+  EXPECT_EQ(jobs[3].reason, "running at end of run");
+  EXPECT_EQ(jobs[3].start, Seconds(300));
+  EXPECT_EQ(jobs[3].placement, "n:0,1");
+  EXPECT_TRUE(jobs[3].waits.empty());
+  EXPECT_DOUBLE_EQ(jobs[3].queued_s, 0);
+  EXPECT_DOUBLE_EQ(jobs[3].alloc_gpu_s, 200);
+  EXPECT_EQ(jobs[3].preemptions, 0);
+  // e: never started, queued 350..400.
+  EXPECT_EQ(jobs[4].reason, "queued at end of run");
+  EXPECT_EQ(jobs[4].start, Micros(-1));
+  EXPECT_TRUE(jobs[4].placement.empty());
+  EXPECT_DOUBLE_EQ(jobs[4].queued_s, 50);
+  ASSERT_EQ(jobs[4].waits.size(), 1u);
+  EXPECT_EQ(jobs[4].waits[0].from, Seconds(350));
+  // Window 0..400 on 4 GPUs = 1,600 GPU-s; held 400 (a) + 200 (b) + 200 (d).
+  EXPECT_NEAR(r.value().summary.allocation_pct, 50.0, 1e-12);
+  // The arrivals window from a warm-up of 50 s to the last arrival (350):
+  // a holds 4 GPUs over 50..100, b over 100..150, d 2 GPUs over 300..350:
+  // 500 of 1,200 GPU-s; a and d are met by the window's ends mid-run.
+  cfg.window = Window::kArrivals;
+  cfg.warmup = Seconds(50);
+  FakeFifo s2;
+  auto r2 = Simulate(OneNode(4), w, s2, cfg);
+  ASSERT_TRUE(r2.ok()) << r2.status().message();
+  EXPECT_NEAR(r2.value().summary.allocation_pct, 100.0 * 500 / 1200, 1e-12);
+  // Useful: a is busy half its time (100 of 200 GPU-s there), b and d fully.
+  EXPECT_NEAR(r2.value().summary.effective_util_pct, 100.0 * 400 / 1200, 1e-12);
+}
+
 }  // namespace
 }  // namespace utilsim

@@ -55,7 +55,8 @@ class PassContext {
   // When running job j started, and where. Precondition: j is running.
   virtual Micros started_at(JobIndex j) const = 0;
   virtual const Placement& placement_of(JobIndex j) const = 0;
-  // Recorded seconds of work job j has done (its progress).
+  // Recorded seconds of work job j has done (its progress); 0 for a job not
+  // in the system (not arrived yet, or its record final: rejected, ended).
   virtual double work_done_s(JobIndex j) const = 0;
 
   // Stops running job j now and frees its resources; the job keeps its
