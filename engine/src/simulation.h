@@ -138,7 +138,22 @@ class Simulation final : public Engine, public PassContext, public RunView {
   void SchedulePass(Micros t);
   void DoArrival(JobIndex j);
   void DoFinish(JobIndex j);
-  void DoSample();
+  // A sample tick; false when not taken (TickIdle).
+  bool DoSample();
+  // Change points: a tick need not be taken when it cannot differ from the
+  // point of its instant nor feed anything: no series job (whose progress
+  // it would account), no sampled fragmentation mean to feed, and the
+  // nodes' resources unchanged since the last tick's scan of them.
+  bool TickIdle() const {
+    return changes_form_ && running_series_.empty() && !frag_meter_ &&
+           cluster_.version() == scanned_version_;
+  }
+  // True when a window mark not yet taken falls at or before t.
+  bool MarkDue(Micros t) const {
+    for (const JobMarks& m : marks_)
+      if (!m.taken && m.time <= t) return true;
+    return false;
+  }
   void UpdateRates(const Placement& p, JobIndex except);
   void SetProgress(JobIndex j, const Progress& pr);
   void Account(JobIndex j);  // brings progress and busy accounting up to now_
@@ -266,7 +281,8 @@ class Simulation final : public Engine, public PassContext, public RunView {
   const ProgressModel* progress_;
   bool interacts_ = false;  // progress_->Interacts for this run
 
-  EventQueue events_;              // arrivals, passes, samples
+  EventQueue events_;              // arrivals, passes, cluster changes
+  Micros next_tick_ = kNever;      // the next sample tick (kSample events, outside the queue)
   FinishHeap finishes_;            // running jobs by finish time
   StrandingTest stranding_;        // can a node's free CPU/memory still host a GPU task?
   std::vector<JobIndex> touched_;  // UpdateRates scratch: co-runners to re-rate

@@ -118,7 +118,7 @@ Status Simulation::Init() {
   }
   events_.Push(Event{w_.jobs[0].submit, Phase::kArrival, 0, 0});
   next_arrival_ = 1;
-  events_.Push(Event{window_start_, Phase::kSample, 0, 0});
+  next_tick_ = window_start_;
   for (NodeIndex i = 0; i < cluster_.num_nodes(); ++i) NodeEmptied(i);
   for (size_t i = 0; i < cluster_events_.size(); ++i)
     if (cluster_events_[i].at > window_start_)
@@ -131,6 +131,7 @@ Micros Simulation::NextTime() const {
   Micros t = kNever;
   if (!finishes_.empty()) t = finishes_.top_time();
   if (!events_.empty()) t = std::min(t, events_.Top().time);
+  t = std::min(t, next_tick_);
   return t;
 }
 
@@ -182,15 +183,25 @@ Status Simulation::RunUntil(Micros t) {
 
 Status Simulation::ProcessNext() {
   const size_t n = w_.jobs.size();
-  // Finishes run before the other phases of their instant.
+  // The sample tick runs after every other event of its instant (kSample is
+  // the last phase, and there is one tick per instant); finishes run before
+  // the other phases of theirs.
+  const bool tick = next_tick_ != kNever &&
+                    (finishes_.empty() || next_tick_ < finishes_.top_time()) &&
+                    (events_.empty() || next_tick_ < events_.Top().time ||
+                     (next_tick_ == events_.Top().time && events_.Top().phase > Phase::kSample));
   const bool finish =
-      !finishes_.empty() &&
+      !tick && !finishes_.empty() &&
       (events_.empty() || finishes_.top_time() < events_.Top().time ||
        (finishes_.top_time() == events_.Top().time && events_.Top().phase > Phase::kFinish));
-  const Event e =
-      finish ? Event{finishes_.top_time(), Phase::kFinish, 0, finishes_.top_job()} : events_.Pop();
-  if (changes_form_ && e.time > now_) EndInstant();
-  AdvanceMeters(e.time);
+  const Event e = tick     ? Event{next_tick_, Phase::kSample, 0, 0}
+                  : finish ? Event{finishes_.top_time(), Phase::kFinish, 0, finishes_.top_job()}
+                           : events_.Pop();
+  const bool new_instant = e.time > now_;
+  if (changes_form_ && new_instant) EndInstant();
+  // A tick not taken changes no level: the meters integrate across it at
+  // the next event (exactly: integers), unless a window mark falls due.
+  if (!(tick && TickIdle() && !MarkDue(e.time))) AdvanceMeters(e.time);
   now_ = e.time;
   instant_open_ = true;
   switch (e.phase) {
@@ -227,16 +238,19 @@ Status Simulation::ProcessNext() {
     }
     case Phase::kSample:
       ++events_processed_;
-      DoSample();
+      // A tick not taken alone at its instant changed nothing: the state is
+      // that of the point last delivered, so the instant needs no point.
+      if (!DoSample() && new_instant) instant_open_ = false;
       Observe(EventKind::kSample, 0);
       // Deadlock guard: work is queued, nothing runs, nothing will arrive
       // and the scheduler expects no wake-up: nothing can ever start, so no
       // further sample is scheduled.
+      next_tick_ = kNever;
       if (HasFutureWork()) {
         if (running_ == 0 && next_arrival_ >= n && events_.empty())
           deadlocked_ = true;
         else
-          events_.Push(Event{now_ + cfg_.sample_interval, Phase::kSample, 0, 0});
+          next_tick_ = now_ + cfg_.sample_interval;
       }
       break;
     case Phase::kClusterChange:

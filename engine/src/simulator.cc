@@ -374,24 +374,19 @@ void Simulation::DoFinish(JobIndex j) {
   if (sched_.queued() > 0) SchedulePass(now_);
 }
 
-void Simulation::DoSample() {
+bool Simulation::DoSample() {
   ++ticks_;
-  // Change points: a tick need not be taken when it cannot differ from the
-  // point of its instant nor feed anything: no series job (whose progress
-  // it would account), no sampled fragmentation mean to feed, and the
-  // nodes' resources unchanged since the last tick's scan of them.
-  if (changes_form_ && running_series_.empty() && !frag_meter_ &&
-      cluster_.version() == scanned_version_)
-    return;
+  if (TickIdle()) return false;
   Sample s = StateNow(true);
   if (!changes_form_) {
     Deliver(std::move(s));
-    return;
+    return true;
   }
   // The point of this instant is delivered when it is over; the sample
   // checks it then, and feeds the summary's sampled figures now.
   if (!cfg_.keep_rows && frag_meter_) frag_meter_->Add(s);
   tick_sample_ = std::move(s);
+  return true;
 }
 
 Sample Simulation::StateNow(bool at_tick) {
