@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <deque>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -33,13 +34,19 @@ struct Gpu {
   uint8_t destroy_mask = 0;  // memory slices of the instances the plan destroys
   Micros plan_at{0};
 
+  std::vector<int8_t> plain;  // by profile: mig::PlainProfile (looked up once)
+
   explicit Gpu(mig::MigGpu g) : mg(std::move(g)) {
     job.fill(kNoJob);
     fresh_until.fill(Micros(-1));
+    const mig::GpuModel& m = mg.model();
+    for (size_t p = 0; p < m.profiles.size(); ++p)
+      plain.push_back(static_cast<int8_t>(mig::PlainProfile(m, static_cast<int>(p))));
   }
   const mig::Profile& prof(const mig::Instance& x) const {
     return mg.model().profiles[static_cast<size_t>(x.profile)];
   }
+  int Plain(const mig::Instance& x) const { return plain[static_cast<size_t>(x.profile)]; }
   int BusySlices() const {
     int s = 0;
     for (const mig::Instance& x : mg.layout())
@@ -114,11 +121,11 @@ class MigRepartition final : public PlacementPolicy {
     for (const Gpu& g : gpus_) {
       for (const mig::Instance& x : g.mg.layout())
         if (g.job[static_cast<size_t>(x.start)] == kNoJob && g.mg.ready_at(x.start) > now_)
-          ++claims_[static_cast<size_t>(mig::PlainProfile(g.mg.model(), x.profile))];
+          ++claims_[static_cast<size_t>(g.Plain(x))];
       if (g.plan)
         for (const mig::Instance& x : g.target)
           if (g.mg.Find(x.start) < 0 || g.mg.layout()[static_cast<size_t>(g.mg.Find(x.start))] != x)
-            ++claims_[static_cast<size_t>(mig::PlainProfile(g.mg.model(), x.profile))];
+            ++claims_[static_cast<size_t>(g.Plain(x))];
     }
   }
 
@@ -194,6 +201,8 @@ class MigRepartition final : public PlacementPolicy {
       node_gpus_[n].second = static_cast<int32_t>(gpus_.size());
     }
     cache_.assign(gpus_.size() * mig::kMemorySlices, Cached{});
+    node_version_.assign(c.num_nodes(), 0);
+    node_options_.assign(static_cast<size_t>(c.num_nodes()) * mig::kMemorySlices, NodeOptions{});
   }
 
   // The inner policy on the GPUs of non-managed nodes: the managed GPUs' free
@@ -291,7 +300,7 @@ class MigRepartition final : public PlacementPolicy {
     }
     if (done.value() > now_) pending_.insert(done.value());
     counts_dirty_ = true;
-    ++g->version;
+    Bump(g);
     g->plan = false;
     g->destroy_mask = 0;
     g->target.clear();
@@ -319,7 +328,7 @@ class MigRepartition final : public PlacementPolicy {
                 const std::vector<std::pair<int32_t, int>>& taken) const {
     for (const mig::Instance& x : g.mg.layout()) {
       const size_t s = static_cast<size_t>(x.start);
-      if (mig::PlainProfile(g.mg.model(), x.profile) != P || g.job[s] != kNoJob) continue;
+      if (g.Plain(x) != P || g.job[s] != kNoJob) continue;
       if (g.mg.ready_at(x.start) > now_) continue;
       if (g.plan && (g.prof(x).Mask(x.start) & g.destroy_mask)) continue;
       if (std::find(taken.begin(), taken.end(), std::pair<int32_t, int>{gi, x.start}) !=
@@ -333,12 +342,14 @@ class MigRepartition final : public PlacementPolicy {
   // Idle, ready instances per plain profile that no drain destroys.
   void CountReady() {
     ready_idle_.fill(0);
+    node_ready_.assign(node_gpus_.size(), {});
     for (const Gpu& g : gpus_)
       for (const mig::Instance& x : g.mg.layout()) {
         const size_t xs = static_cast<size_t>(x.start);
         if (g.job[xs] != kNoJob || g.mg.ready_at(x.start) > now_) continue;
         if (g.plan && (g.prof(x).Mask(x.start) & g.destroy_mask)) continue;
-        ++ready_idle_[static_cast<size_t>(mig::PlainProfile(g.mg.model(), x.profile))];
+        ++ready_idle_[static_cast<size_t>(g.Plain(x))];
+        ++node_ready_[g.node][static_cast<size_t>(g.Plain(x))];
       }
     counts_dirty_ = false;
   }
@@ -352,13 +363,17 @@ class MigRepartition final : public PlacementPolicy {
     std::vector<std::pair<int32_t, int>> taken;  // (gpu, start)
     std::vector<std::pair<NodeIndex, int>> used;
     const size_t need = static_cast<size_t>(job.task.gpus);
+    std::vector<std::tuple<int, int32_t, int>> cand;  // (-busy, gpu, start)
+    std::vector<std::pair<int32_t, int>> best;
     for (int t = 0; t < job.tasks; ++t) {
       int best_score = -1;
       NodeIndex best_node = 0;
-      std::vector<std::pair<int32_t, int>> best;
+      best.clear();
       for (NodeIndex n = 0; n < node_gpus_.size(); ++n) {
+        // No idle, ready instance of P there: no GPU of n is a candidate.
+        if (params_.memoize && need > 0 && node_ready_[n][static_cast<size_t>(P)] == 0) continue;
         if (!Managed(n) || !c.ModelAllowed(n, mask) || !CpuFits(c, n, job, used)) continue;
-        std::vector<std::tuple<int, int32_t, int>> cand;  // (-busy, gpu, start)
+        cand.clear();
         for (int32_t gi = node_gpus_[n].first; gi < node_gpus_[n].second; ++gi) {
           const Gpu& g = gpus_[static_cast<size_t>(gi)];
           const int s = ReadyIdle(g, gi, P, taken);
@@ -393,14 +408,22 @@ class MigRepartition final : public PlacementPolicy {
         if (!g.mg.StartJob(s, now_).ok()) return std::nullopt;
         g.job[static_cast<size_t>(s)] = j;
         g.end[static_cast<size_t>(s)] = now_ + job.runtime;
-        ++g.version;
+        Bump(&g);
       }
       ready_idle_[static_cast<size_t>(P)] -= static_cast<int64_t>(taken.size());
+      for (const auto& [gi, start] : taken)
+        --node_ready_[gpus_[static_cast<size_t>(gi)].node][static_cast<size_t>(P)];
       if (j != kNoJob) {
         assigned_[static_cast<JobIndex>(j)] = taken;
       }
     }
     return out;
+  }
+
+  // A change of g: its cached options, and its node's, are stale.
+  void Bump(Gpu* g) {
+    ++g->version;
+    ++node_version_[g->node];
   }
 
   // When the job on the busy instance at `start` of g is expected to end:
@@ -510,6 +533,51 @@ class MigRepartition final : public PlacementPolicy {
     return best;
   }
 
+  // The options of node n's GPUs for P not in `chosen` (cached per GPU
+  // without drain; with drain computed, and kept in *drained).
+  void CollectOptions(NodeIndex n, int P, bool drain, const std::vector<Option>& chosen,
+                      std::deque<Option>* drained, std::vector<const Option*>* out) const {
+    for (int32_t gi = node_gpus_[n].first; gi < node_gpus_[n].second; ++gi) {
+      const Gpu& g = gpus_[static_cast<size_t>(gi)];
+      if (g.plan) continue;
+      if (std::any_of(chosen.begin(), chosen.end(), [&](const Option& o) { return o.gpu == gi; }))
+        continue;
+      if (drain) {
+        if (auto o = BestChange(g, gi, P, true)) {
+          drained->push_back(std::move(*o));
+          out->push_back(&drained->back());
+        }
+        continue;
+      }
+      // Without drains a GPU's option depends only on its own state: cached
+      // per pass until the GPU changes.
+      Cached& e = cache_[static_cast<size_t>(gi) * mig::kMemorySlices + static_cast<size_t>(P)];
+      if (e.pass != pass_id_ || e.version != g.version) {
+        e.option = BestChange(g, gi, P, false);
+        e.pass = pass_id_;
+        e.version = g.version;
+      }
+      if (e.option) out->push_back(&*e.option);
+    }
+  }
+
+  // Node n's options for P without drain, sorted (NodeOptions).
+  const std::vector<const Option*>& NodeOptionsOf(NodeIndex n, int P) const {
+    NodeOptions& e =
+        node_options_[static_cast<size_t>(n) * mig::kMemorySlices + static_cast<size_t>(P)];
+    if (!e.valid || e.pass != pass_id_ || e.version != node_version_[n]) {
+      e.sorted.clear();
+      CollectOptions(n, P, false, {}, nullptr, &e.sorted);
+      // Options of distinct GPUs never compare equal: the order is total.
+      std::sort(e.sorted.begin(), e.sorted.end(),
+                [](const Option* a, const Option* b) { return *a < *b; });
+      e.valid = true;
+      e.pass = pass_id_;
+      e.version = node_version_[n];
+    }
+    return e.sorted;
+  }
+
   // Per task a node and GPUs whose change ends first; all tasks or nothing.
   std::optional<std::vector<Option>> ChooseChanges(const Job& job, int P, ModelMask mask,
                                                    const ClusterState& c, bool drain) const {
@@ -519,43 +587,43 @@ class MigRepartition final : public PlacementPolicy {
     std::vector<std::pair<NodeIndex, int>> used;
     const size_t need = static_cast<size_t>(job.task.gpus);
     bool any = false;  // some GPU had an option, CPU aside
+    // Candidates by address: the cached options, or (drains) options kept
+    // here until the end; only the chosen ones are copied.
+    std::deque<Option> drained;
+    std::vector<const Option*> cand, best;
+    auto before = [](const Option* a, const Option* b) { return *a < *b; };
     for (int t = 0; t < job.tasks; ++t) {
       std::optional<std::pair<Micros, int>> best_key;
-      std::vector<Option> best;
+      best.clear();
       for (NodeIndex n = 0; n < node_gpus_.size(); ++n) {
         if (!Managed(n) || !c.ModelAllowed(n, mask)) continue;
-        std::vector<Option> cand;
-        for (int32_t gi = node_gpus_[n].first; gi < node_gpus_[n].second; ++gi) {
-          const Gpu& g = gpus_[static_cast<size_t>(gi)];
-          if (g.plan) continue;
-          if (std::any_of(chosen.begin(), chosen.end(),
-                          [&](const Option& o) { return o.gpu == gi; }))
-            continue;
-          if (drain) {
-            if (auto o = BestChange(g, gi, P, true)) cand.push_back(std::move(*o));
-            continue;
-          }
-          // Without drains a GPU's option depends only on its own state:
-          // cached per pass until the GPU changes.
-          Cached& e = cache_[static_cast<size_t>(gi) * mig::kMemorySlices + static_cast<size_t>(P)];
-          if (e.pass != pass_id_ || e.version != g.version) {
-            e.option = BestChange(g, gi, P, false);
-            e.pass = pass_id_;
-            e.version = g.version;
-          }
-          if (e.option) cand.push_back(*e.option);
+        // A node whose CPU cannot take the task only tells whether some GPU
+        // has an option: once one has, it need not be looked at.
+        const bool fits = CpuFits(c, n, job, used);
+        if (!fits && any) continue;
+        cand.clear();
+        if (!drain && chosen.empty() && params_.memoize) {
+          // No GPU excluded yet: the node's sorted options, kept per pass
+          // while none of its GPUs changes.
+          const std::vector<const Option*>& all = NodeOptionsOf(n, P);
+          any = any || !all.empty();
+          if (all.size() < need || !fits) continue;
+          cand.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(need));
+        } else {
+          CollectOptions(n, P, drain, chosen, &drained, &cand);
+          any = any || !cand.empty();
+          if (cand.size() < need || !fits) continue;
+          // Options of distinct GPUs never compare equal: the order is total.
+          std::sort(cand.begin(), cand.end(), before);
+          cand.resize(need);
         }
-        any = any || !cand.empty();
-        if (cand.size() < need || !CpuFits(c, n, job, used)) continue;
-        std::sort(cand.begin(), cand.end());
-        cand.resize(need);
         Micros ready{0};
         int busy = 0;
-        for (const Option& o : cand) ready = std::max(ready, o.ready), busy += o.busy;
+        for (const Option* o : cand) ready = std::max(ready, o->ready), busy += o->busy;
         const std::pair<Micros, int> rank{ready, -busy};
         if (!best_key || rank < *best_key) {
           best_key = rank;
-          best = std::move(cand);
+          best.swap(cand);
         }
       }
       if (!best_key) {
@@ -564,8 +632,8 @@ class MigRepartition final : public PlacementPolicy {
         if (!any && t == 0) failed_.push_back(key);
         return std::nullopt;
       }
-      Use(&used, gpus_[static_cast<size_t>(best.front().gpu)].node);
-      for (Option& o : best) chosen.push_back(std::move(o));
+      Use(&used, gpus_[static_cast<size_t>(best.front()->gpu)].node);
+      for (const Option* o : best) chosen.push_back(*o);
     }
     return chosen;
   }
@@ -611,7 +679,7 @@ class MigRepartition final : public PlacementPolicy {
         const Gpu& g = gpus_[static_cast<size_t>(gi)];
         for (const mig::Instance& x : g.mg.layout()) {
           const int64_t j = g.job[static_cast<size_t>(x.start)];
-          if (j == kNoJob || mig::PlainProfile(g.mg.model(), x.profile) != P) continue;
+          if (j == kNoJob || g.Plain(x) != P) continue;
           if (g.plan && (g.prof(x).Mask(x.start) & g.destroy_mask)) continue;
           natural = std::min(natural, ExpectedEnd(g, x.start));
         }
@@ -635,7 +703,7 @@ class MigRepartition final : public PlacementPolicy {
       g.destroy_mask = o.destroy;
       g.plan_at = now_;
       counts_dirty_ = true;
-      ++g.version;
+      Bump(&g);
       if (g.mg.MustDrain(g.target).empty()) Apply(&g, g.target, true);
     }
   }
@@ -657,6 +725,8 @@ class MigRepartition final : public PlacementPolicy {
   std::unordered_map<JobIndex, std::vector<std::pair<int32_t, int>>> assigned_;
   std::vector<char> running_;  // Reconcile's scratch, per job (all 0 between passes)
   std::array<int64_t, mig::kMemorySlices> ready_idle_{};  // CountReady
+  // The same per node (an upper bound on what ReadyIdle finds there).
+  std::vector<std::array<int32_t, mig::kMemorySlices>> node_ready_;
   bool counts_dirty_ = true;
   // (drain, profile, mask) for which no GPU had a change option in this pass.
   mutable std::vector<std::tuple<bool, int, ModelMask>> failed_;
@@ -669,7 +739,18 @@ class MigRepartition final : public PlacementPolicy {
     std::optional<Option> option;
   };
   mutable std::vector<Cached> cache_;  // per GPU x profile: BestChange without drain
-  uint64_t pass_id_ = 0;               // Drain: options ending at or after it are useless
+  // Per node: bumped with each of its GPUs' versions (Bump).
+  std::vector<uint64_t> node_version_;
+  // Per node x profile: the node's options without drain (ChooseChanges'
+  // first task), sorted, while the pass and the node's version hold; they
+  // point into cache_, whose entries change only with a GPU's version.
+  struct NodeOptions {
+    uint64_t pass = 0, version = 0;
+    bool valid = false;
+    std::vector<const Option*> sorted;
+  };
+  mutable std::vector<NodeOptions> node_options_;
+  uint64_t pass_id_ = 0;  // Drain: options ending at or after it are useless
 };
 
 }  // namespace

@@ -132,6 +132,11 @@ if [ -d "$TRACES/aist-aaic" ]; then
   echo "bench: AAIC EASY backfill: ${secs}s" >&2
   printf '| AAIC 2017Q3-2018Q1 (231,617 jobs), easy-backfill+first-fit, 40 nodes | `%s` | wall_s=%s |\n' \
     "utilsim run --trace aaicwl-2017Q3.csv.gz,aaicwl-2017Q4.csv.gz,aaicwl-2018Q1.csv.gz --policy easy-backfill+first-fit --nodes 40" "$secs" >> "$TMP/rows"
+  # Conservative backfill against EASY on one quarter (issue 18: <= 3x).
+  for q in easy-backfill conservative-backfill; do
+    timed "AAIC 2017Q3, $q+first-fit, 40 nodes" $PIN "$BUILD/tools/utilsim" run \
+      --trace "$A/aaicwl-2017Q3.csv.gz" --policy "$q+first-fit" --nodes 40
+  done
 fi
 
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')

@@ -53,6 +53,10 @@ namespace utilsim {
 struct MigRepartitionParams {
   mig::ReconfigTimes times;  // create / destroy / fixed per change
   bool drain = true;         // step 4
+  // Per-pass indexes of the options by node and of the ready instances by
+  // node (docs/mig.md, "Cost"); they change no decision, which tests check
+  // by turning them off.
+  bool memoize = true;
 };
 
 // What the planner did in one run (all zero without MIG-managed GPUs).
