@@ -44,6 +44,9 @@ Status Simulation::Init() {
   const size_t n = w_.jobs.size();
   // Per-job arrays in huge pages (huge_pages.h): fewer page faults.
   AssignHuge(slot_, n, kNotArrived);
+  // Room for every job at once, as address space: the slots in use are
+  // touched (and resident) as jobs arrive, and the pool never moves.
+  ReserveHuge(live_, n);
   AssignHuge(masks_, n, ModelMask{0});
   for (size_t j = 0; j < n; ++j) {
     masks_[j] = cluster_.ResolveModels(w_.jobs[j].gpu_models);
