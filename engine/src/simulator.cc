@@ -928,22 +928,43 @@ void Simulation::AddToWindows(JobIndex j) {
   const Job& job = w_.jobs[j];
   const int64_t milli = job.task.total_gpu_milli() * job.tasks;
   const double gpus = static_cast<double>(milli) / kMilliPerUnit;
+  // The job's share of a window between two of its meters. Most jobs lie
+  // wholly inside every window (the same two meters for all four): each
+  // distinct pair is worked out once.
+  struct Part {
+    const JobMeter *a = nullptr, *b = nullptr;
+    WideInt milli_us = 0;
+    double useful = 0, busy_energy = 0;
+    std::array<double, kCauses> idle{}, idle_energy{};
+  };
+  std::array<Part, 4> parts;
+  size_t used = 0;
   for (int a = 0; a < 2; ++a)
     for (int b = 0; b < 2; ++b) {
+      const Part* p = nullptr;
+      for (size_t k = 0; k < used && !p; ++k)
+        if (parts[k].a == from[a] && parts[k].b == to[b]) p = &parts[k];
+      if (!p) {
+        Part& n = parts[used++];
+        n.a = from[a];
+        n.b = to[b];
+        const JobMeter in = *to[b] - *from[a];
+        // Held microseconds are integers (exact in a double below 2^53).
+        n.milli_us = static_cast<WideInt>(milli) * std::llround(in.held_us);
+        const double alloc = gpus * in.held_us / kMicrosPerSecond;
+        n.useful = std::min(alloc, in.busy_gpu_us / kMicrosPerSecond);
+        SplitIdle(std::max(0.0, alloc - n.useful), in.idle_us, &n.idle);
+        // The job's idle energy is divided as its idle GPU time is.
+        n.busy_energy = in.busy_energy_j;
+        SplitIdle(std::max(0.0, in.energy_j - in.busy_energy_j), in.idle_us, &n.idle_energy);
+        p = &n;
+      }
       WindowTotals& t = windows_[a][b];
-      const JobMeter in = *to[b] - *from[a];
-      // Held microseconds are integers (exact in a double below 2^53).
-      window_alloc_[a][b] += static_cast<WideInt>(milli) * std::llround(in.held_us);
-      const double alloc = gpus * in.held_us / kMicrosPerSecond;
-      const double useful = std::min(alloc, in.busy_gpu_us / kMicrosPerSecond);
-      t.useful_gpu_s += useful;
-      std::array<double, kCauses> idle{};
-      SplitIdle(std::max(0.0, alloc - useful), in.idle_us, &idle);
-      for (size_t c = 0; c < kCauses; ++c) t.idle_gpu_s[c] += idle[c];
-      // The job's idle energy is divided as its idle GPU time is.
-      t.energy_busy_j += in.busy_energy_j;
-      SplitIdle(std::max(0.0, in.energy_j - in.busy_energy_j), in.idle_us, &idle);
-      for (size_t c = 0; c < kCauses; ++c) t.energy_idle_j[c] += idle[c];
+      window_alloc_[a][b] += p->milli_us;
+      t.useful_gpu_s += p->useful;
+      for (size_t c = 0; c < kCauses; ++c) t.idle_gpu_s[c] += p->idle[c];
+      t.energy_busy_j += p->busy_energy;
+      for (size_t c = 0; c < kCauses; ++c) t.energy_idle_j[c] += p->idle_energy[c];
     }
 }
 
