@@ -26,6 +26,10 @@ struct JobFigures {
 };
 JobFigures FiguresOf(const JobRecord& r);
 
+// Sorts v ascending, to the same vector std::sort gives (the summary's
+// percentiles and means read the sorted figures).
+void SortFigures(std::vector<double>& v);
+
 // Queued microseconds by wait cause, summed over jobs: integers, so the sum
 // is exact and the same in any order (the engine adds each record as it
 // becomes final; ComputeSummary adds the records in job order). A record's
