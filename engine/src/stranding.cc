@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_set>
 
 namespace utilsim {
 
@@ -19,12 +20,18 @@ struct Shape {
 }  // namespace
 
 StrandingTest::StrandingTest(const Workload& w) {
-  std::vector<Shape> shapes;
-  shapes.reserve(w.jobs.size());
+  // The distinct shapes (a few hundred among a million jobs), sorted.
+  struct Hash {
+    size_t operator()(const Shape& x) const {
+      return std::hash<int64_t>()(x.cpu) * 31 + std::hash<int64_t>()(x.mem) * 7 +
+             static_cast<size_t>(x.gpus);
+    }
+  };
+  std::unordered_set<Shape, Hash> seen;
   for (const Job& j : w.jobs)
-    if (j.task.gpus >= 1) shapes.push_back({j.task.gpus, j.task.cpu_milli, j.task.mem_bytes});
+    if (j.task.gpus >= 1) seen.insert({j.task.gpus, j.task.cpu_milli, j.task.mem_bytes});
+  std::vector<Shape> shapes(seen.begin(), seen.end());
   std::sort(shapes.begin(), shapes.end());
-  shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
   if (shapes.empty()) return;
   const int32_t max_gpus = shapes.back().gpus;
   frontier_.resize(static_cast<size_t>(max_gpus) + 1);
