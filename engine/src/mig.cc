@@ -169,15 +169,6 @@ void Canonicalize(Layout* layout) {
   });
 }
 
-// Number of (profile, start) placements possible next.
-int Placements(const GpuModel& model, const Layout& layout) {
-  int n = 0;
-  for (size_t q = 0; q < model.profiles.size(); ++q) {
-    n += static_cast<int>(FreeStarts(model, layout, static_cast<int>(q)).size());
-  }
-  return n;
-}
-
 }  // namespace
 
 int GpuModel::FindProfile(std::string_view name_or_id) const {
@@ -328,15 +319,25 @@ Result<Layout> ParseLayout(const GpuModel& model, std::string_view text) {
   return layout;
 }
 
+namespace {
+// The free valid starts of p as a bit mask, given the memory slices in use
+// and how many instances of p the layout holds.
+uint8_t FreeStartMask(const Profile& p, int count, uint8_t used) {
+  if (count >= p.max_instances) return 0;
+  uint8_t out = 0;
+  for (int s = 0; s < kMemorySlices; ++s)
+    if (p.ValidStart(s) && (p.Mask(s) & used) == 0) out |= static_cast<uint8_t>(1u << s);
+  return out;
+}
+}  // namespace
+
 std::vector<int> FreeStarts(const GpuModel& model, const Layout& current, int profile) {
   std::vector<int> out;
   if (profile < 0 || profile >= static_cast<int>(model.profiles.size())) return out;
-  const Profile& p = model.profiles[profile];
-  if (CountOf(current, profile) >= p.max_instances) return out;
-  const uint8_t used = UsedMask(model, current);
-  for (int s = 0; s < kMemorySlices; ++s) {
-    if (p.ValidStart(s) && (p.Mask(s) & used) == 0) out.push_back(s);
-  }
+  const uint8_t free = FreeStartMask(model.profiles[static_cast<size_t>(profile)],
+                                     CountOf(current, profile), UsedMask(model, current));
+  for (int s = 0; s < kMemorySlices; ++s)
+    if ((free >> s) & 1) out.push_back(s);
   return out;
 }
 
@@ -373,22 +374,38 @@ int LargestFreeRun(const GpuModel& model, const Layout& current) {
 }
 
 std::optional<int> ChooseStart(const GpuModel& model, const Layout& current, int profile) {
+  if (profile < 0 || profile >= static_cast<int>(model.profiles.size())) return std::nullopt;
+  // Each candidate layout is the current one plus one instance: its used
+  // slices and counts follow from the current ones (no layout is built).
+  const size_t np = model.profiles.size();
+  std::vector<int> count(np);
+  for (size_t q = 0; q < np; ++q) count[q] = CountOf(current, static_cast<int>(q));
+  const uint8_t used = UsedMask(model, current);
+  const Profile& mine = model.profiles[static_cast<size_t>(profile)];
+  const uint8_t starts = FreeStartMask(mine, count[static_cast<size_t>(profile)], used);
   std::optional<int> best;
   std::tuple<int, int, int, int> best_score{-1, -1, -1, -1};
-  for (int s : FreeStarts(model, current, profile)) {
-    Layout next = current;
-    next.push_back({profile, s});
-    int mem = 0, compute = 0;
-    for (size_t q = 0; q < model.profiles.size(); ++q) {
-      if (FreeStarts(model, next, static_cast<int>(q)).empty()) continue;
+  ++count[static_cast<size_t>(profile)];
+  for (int s = 0; s < kMemorySlices; ++s) {
+    if (!((starts >> s) & 1)) continue;
+    const uint8_t next = used | mine.Mask(s);
+    int mem = 0, compute = 0, placements = 0;
+    for (size_t q = 0; q < np; ++q) {
+      const uint8_t free = FreeStartMask(model.profiles[q], count[q], next);
+      if (free == 0) continue;
+      placements += std::popcount(free);
       const Profile& p = model.profiles[q];
       if (std::tie(p.memory_slices, p.compute_slices) > std::tie(mem, compute)) {
         mem = p.memory_slices;
         compute = p.compute_slices;
       }
     }
-    const std::tuple<int, int, int, int> score{mem, compute, LargestFreeRun(model, next),
-                                               Placements(model, next)};
+    int run = 0, longest = 0;  // LargestFreeRun of the candidate
+    for (int k = 0; k < kMemorySlices; ++k) {
+      run = ((next >> k) & 1) ? 0 : run + 1;
+      longest = std::max(longest, run);
+    }
+    const std::tuple<int, int, int, int> score{mem, compute, longest, placements};
     if (score > best_score) {
       best_score = score;
       best = s;

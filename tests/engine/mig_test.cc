@@ -10,6 +10,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace utilsim::mig {
@@ -346,6 +347,50 @@ TEST(MigSlots, ChooseStartKeepsTheLargestRegion) {
   EXPECT_EQ(LargestFreeRun(a, {}), 8);
   EXPECT_EQ(LargestFreeRun(a, {{3, 2}}), 4);
   EXPECT_EQ(LargestFreeRun(a, {{6, 0}}), 0);
+}
+
+// The rule as mig.h states it, over layouts built one instance at a time:
+// ChooseStart works on slice masks and counts instead of building each
+// candidate layout, and must choose exactly what the rule chooses, on
+// every valid layout of every model and for every profile.
+TEST(MigSlots, ChooseStartFollowsTheStatedRuleOnEveryLayout) {
+  auto by_rule = [](const GpuModel& m, const Layout& cur, int profile) -> std::optional<int> {
+    std::optional<int> best;
+    std::tuple<int, int, int, int> best_score{-1, -1, -1, -1};
+    for (int s : FreeStarts(m, cur, profile)) {
+      Layout next = cur;
+      next.push_back({profile, s});
+      int mem = 0, compute = 0, placements = 0;
+      for (size_t q = 0; q < m.profiles.size(); ++q) {
+        const size_t n = FreeStarts(m, next, static_cast<int>(q)).size();
+        placements += static_cast<int>(n);
+        const Profile& p = m.profiles[q];
+        if (n > 0 && std::tie(p.memory_slices, p.compute_slices) > std::tie(mem, compute)) {
+          mem = p.memory_slices;
+          compute = p.compute_slices;
+        }
+      }
+      const std::tuple<int, int, int, int> score{mem, compute, LargestFreeRun(m, next), placements};
+      if (score > best_score) {  // strictly better: ties keep the lower start
+        best_score = score;
+        best = s;
+      }
+    }
+    return best;
+  };
+  int64_t checked = 0, chosen = 0;
+  for (const GpuModel& m : GpuModels()) {
+    for (const Layout& l : EnumerateLayouts(m)) {
+      for (int p = -1; p <= static_cast<int>(m.profiles.size()); ++p) {
+        const std::optional<int> got = ChooseStart(m, l, p);
+        ASSERT_EQ(got, by_rule(m, l, p)) << m.name << " " << FormatLayout(m, l) << " profile " << p;
+        ++checked;
+        chosen += got.has_value();
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(chosen, 100);
 }
 
 // ---- reconfiguration ----
