@@ -329,6 +329,16 @@ uint8_t FreeStartMask(const Profile& p, int count, uint8_t used) {
     if (p.ValidStart(s) && (p.Mask(s) & used) == 0) out |= static_cast<uint8_t>(1u << s);
   return out;
 }
+
+// Longest run of consecutive memory slices not in `used`.
+int LongestFreeRun(uint8_t used) {
+  int best = 0, run = 0;
+  for (int s = 0; s < kMemorySlices; ++s) {
+    run = ((used >> s) & 1) ? 0 : run + 1;
+    best = std::max(best, run);
+  }
+  return best;
+}
 }  // namespace
 
 std::vector<int> FreeStarts(const GpuModel& model, const Layout& current, int profile) {
@@ -364,13 +374,7 @@ Result<Layout> PlaceLikeDriver(const GpuModel& model, std::span<const int> profi
 }
 
 int LargestFreeRun(const GpuModel& model, const Layout& current) {
-  const uint8_t used = UsedMask(model, current);
-  int best = 0, run = 0;
-  for (int s = 0; s < kMemorySlices; ++s) {
-    run = ((used >> s) & 1) ? 0 : run + 1;
-    best = std::max(best, run);
-  }
-  return best;
+  return LongestFreeRun(UsedMask(model, current));
 }
 
 std::optional<int> ChooseStart(const GpuModel& model, const Layout& current, int profile) {
@@ -400,12 +404,7 @@ std::optional<int> ChooseStart(const GpuModel& model, const Layout& current, int
         compute = p.compute_slices;
       }
     }
-    int run = 0, longest = 0;  // LargestFreeRun of the candidate
-    for (int k = 0; k < kMemorySlices; ++k) {
-      run = ((next >> k) & 1) ? 0 : run + 1;
-      longest = std::max(longest, run);
-    }
-    const std::tuple<int, int, int, int> score{mem, compute, longest, placements};
+    const std::tuple<int, int, int, int> score{mem, compute, LongestFreeRun(next), placements};
     if (score > best_score) {
       best_score = score;
       best = s;

@@ -156,10 +156,9 @@ Summary Compute(size_t n, FigureOf figure, const internal::WaitMicros& wait_us,
 
 namespace internal {
 
-// Non-negative doubles (no NaN, no
-// -0) order as their bit patterns, so a radix sort on those gives the very
-// same vector in linear time (the summary sorts a million waits per run);
-// anything else goes to std::sort.
+// Non-negative doubles (no NaN, no -0) order as their bit patterns, so a
+// radix sort on those gives the very same vector in linear time (the summary
+// sorts a million waits per run); anything else goes to std::sort.
 void SortFigures(std::vector<double>& v) {
   constexpr uint64_t kSign = uint64_t{1} << 63, kInf = 0x7FF0000000000000ULL;
   if (v.size() < 4096 || !std::all_of(v.begin(), v.end(), [](double x) {

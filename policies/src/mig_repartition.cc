@@ -565,13 +565,12 @@ class MigRepartition final : public PlacementPolicy {
   const std::vector<const Option*>& NodeOptionsOf(NodeIndex n, int P) const {
     NodeOptions& e =
         node_options_[static_cast<size_t>(n) * mig::kMemorySlices + static_cast<size_t>(P)];
-    if (!e.valid || e.pass != pass_id_ || e.version != node_version_[n]) {
+    if (e.pass != pass_id_ || e.version != node_version_[n]) {
       e.sorted.clear();
       CollectOptions(n, P, false, {}, nullptr, &e.sorted);
       // Options of distinct GPUs never compare equal: the order is total.
       std::sort(e.sorted.begin(), e.sorted.end(),
                 [](const Option* a, const Option* b) { return *a < *b; });
-      e.valid = true;
       e.pass = pass_id_;
       e.version = node_version_[n];
     }
@@ -744,9 +743,8 @@ class MigRepartition final : public PlacementPolicy {
   // Per node x profile: the node's options without drain (ChooseChanges'
   // first task), sorted, while the pass and the node's version hold; they
   // point into cache_, whose entries change only with a GPU's version.
-  struct NodeOptions {
+  struct NodeOptions {  // pass 0: never filled (passes count from 1, as for cache_)
     uint64_t pass = 0, version = 0;
-    bool valid = false;
     std::vector<const Option*> sorted;
   };
   mutable std::vector<NodeOptions> node_options_;

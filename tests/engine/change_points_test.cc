@@ -140,6 +140,30 @@ Sample At(int64_t s, double allocated) {
   return x;
 }
 
+// Ticks at which nothing changed are not taken, and the meters are not
+// advanced there; a window mark that falls between such ticks must still be
+// taken at its own instant. a (4 GPUs, util 0.5) runs 0..1000, b arrives at
+// 2000: the arrivals window from a 130 s warm-up is [130, 2000], ticks every
+// 60 s are all idle from 60 s to 960 s. a holds 4 x 870 GPU-s of the 4 x
+// 1,870 there, busy half of it.
+TEST(ChangePoints, AWindowMarkBetweenIdleTicksIsTakenAtItsInstant) {
+  Workload w;
+  w.jobs = {MakeJob("a", 0, 1000, 4, 0.5f), MakeJob("b", 2000, 10, 1, 1.0f)};
+  w.Finalize();
+  for (SeriesForm form : {SeriesForm::kChanges, SeriesForm::kSamples}) {
+    SimConfig cfg = Config(form);
+    cfg.sample_interval = Seconds(60);
+    cfg.warmup = Seconds(130);
+    FakeFifo s;
+    auto r = Simulate(OneNode(4), w, s, cfg);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_NEAR(r.value().summary.allocation_pct, 100.0 * 3480 / 7480, 1e-9)
+        << SeriesFormName(form);
+    EXPECT_NEAR(r.value().summary.effective_util_pct, 100.0 * 1740 / 7480, 1e-9)
+        << SeriesFormName(form);
+  }
+}
+
 TEST(SamplesFromChanges, EachTickShowsTheLastPointAtOrBeforeIt) {
   const std::vector<Sample> pts = {At(0, 1), At(5, 2), At(10, 3), At(25, 4)};
   std::vector<Sample> out;

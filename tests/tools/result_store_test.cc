@@ -358,26 +358,24 @@ TEST(ResultStoreTest, ReadRefusesChangePointsThatDoNotCoverTheTicks) {
             dir +
                 "/a.db: run 2: the change points (2) do not cover its 5 sample ticks from "
                 "0.000000 s, or are out of time order");
+  // A database written whole, then changed by `sql`: what ReadResults says.
+  auto refusal = [&](const std::string& name, const std::string& sql) {
+    const std::string path = dir + "/" + name;
+    EXPECT_TRUE(WriteResults(MakeRuns(), path).ok());
+    Query(path, sql);
+    auto read = ReadResults(path);
+    return read.ok() ? std::string("read") : read.status().message();
+  };
   // Rows of a run in the other form's table.
-  ASSERT_TRUE(WriteResults(MakeRuns(), dir + "/b.db").ok());
-  Query(dir + "/b.db",
-        "INSERT INTO change_points SELECT * FROM interval_samples WHERE run_id = 1 LIMIT 1");
-  back = ReadResults(dir + "/b.db");
-  ASSERT_FALSE(back.ok());
-  EXPECT_EQ(back.status().message(),
+  EXPECT_EQ(refusal("b.db",
+                    "INSERT INTO change_points SELECT * FROM interval_samples WHERE run_id = 1 "
+                    "LIMIT 1"),
             dir + "/b.db: run 1: change points in a run whose series is samples");
-  ASSERT_TRUE(WriteResults(MakeRuns(), dir + "/d.db").ok());
-  Query(dir + "/d.db",
-        "INSERT INTO interval_samples SELECT * FROM change_points WHERE run_id = 2 LIMIT 1");
-  back = ReadResults(dir + "/d.db");
-  ASSERT_FALSE(back.ok());
-  EXPECT_EQ(back.status().message(),
+  EXPECT_EQ(refusal("d.db",
+                    "INSERT INTO interval_samples SELECT * FROM change_points WHERE run_id = 2 "
+                    "LIMIT 1"),
             dir + "/d.db: run 2: interval samples in a run whose series is changes");
-  ASSERT_TRUE(WriteResults(MakeRuns(), dir + "/c.db").ok());
-  Query(dir + "/c.db", "UPDATE runs SET series = 'steps' WHERE run_id = 2");
-  back = ReadResults(dir + "/c.db");
-  ASSERT_FALSE(back.ok());
-  EXPECT_EQ(back.status().message(),
+  EXPECT_EQ(refusal("c.db", "UPDATE runs SET series = 'steps' WHERE run_id = 2"),
             dir + "/c.db: table runs, column series: \"steps\", expected changes or samples");
 }
 
