@@ -279,24 +279,26 @@ Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
     return Status::Error("placement names node " + std::to_string(t.node) +
                          " which does not exist");
   const NodeInfo& info = nodes_[t.node];
-  const std::string where = "node " + info.name + ": ";
-  if (free_cpu_[t.node] < d.cpu_milli) return Status::Error(where + "CPU over-committed");
-  if (free_mem_[t.node] < d.mem_bytes) return Status::Error(where + "memory over-committed");
+  // The message is built only on failure (Allocate runs millions of times).
+  auto fail = [&](const std::string& what) {
+    return Status::Error("node " + info.name + ": " + what);
+  };
+  if (free_cpu_[t.node] < d.cpu_milli) return fail("CPU over-committed");
+  if (free_mem_[t.node] < d.mem_bytes) return fail("memory over-committed");
   if (info.gpus < 64 && (t.gpu_mask >> info.gpus) != 0)
-    return Status::Error(where + "placement uses a GPU the node does not have");
+    return fail("placement uses a GPU the node does not have");
   if (std::popcount(t.gpu_mask) != d.gpus)
-    return Status::Error(where + "placement uses " + std::to_string(std::popcount(t.gpu_mask)) +
-                         " GPUs, task needs " + std::to_string(d.gpus));
+    return fail("placement uses " + std::to_string(std::popcount(t.gpu_mask)) +
+                " GPUs, task needs " + std::to_string(d.gpus));
   int32_t* g = &gpu_free_[gpu_offset_[t.node]];
   int64_t* m = &gpu_mem_free_[gpu_offset_[t.node]];
   const bool mem = d.gpu_mem_bytes > 0 && info.gpu_mem_bytes > 0;
   for (int i = 0; i < info.gpus; ++i) {
     if (!(t.gpu_mask >> i & 1)) continue;
-    if (g[i] < d.gpu_milli)
-      return Status::Error(where + "GPU " + std::to_string(i) + " over-committed");
+    if (g[i] < d.gpu_milli) return fail("GPU " + std::to_string(i) + " over-committed");
     if (mem && m[i] < d.gpu_mem_bytes)
-      return Status::Error(where + "GPU " + std::to_string(i) + " memory over-committed (needs " +
-                           Gib(d.gpu_mem_bytes) + " GiB, " + Gib(m[i]) + " GiB free)");
+      return fail("GPU " + std::to_string(i) + " memory over-committed (needs " +
+                  Gib(d.gpu_mem_bytes) + " GiB, " + Gib(m[i]) + " GiB free)");
   }
   const int32_t old_whole = free_whole_[t.node];
   for (int i = 0; i < info.gpus; ++i)
@@ -311,7 +313,10 @@ Status ClusterState::Allocate(const TaskPlacement& t, const TaskDemand& d) {
   alloc_gpu_milli_ += d.total_gpu_milli();
   ++tasks_on_[t.node];
   if (budget_on_) ChargePower(t.node, d, 1);
-  UpdateNode(t.node, old_whole);
+  if (t.node == deferred_)
+    ++version_;
+  else
+    UpdateNode(t.node, old_whole);
   return Status::Ok();
 }
 
@@ -333,7 +338,20 @@ void ClusterState::Release(const TaskPlacement& t, const TaskDemand& d) {
   alloc_gpu_milli_ -= d.total_gpu_milli();
   --tasks_on_[t.node];
   if (budget_on_) ChargePower(t.node, d, -1);
-  UpdateNode(t.node, old_whole);
+  if (t.node == deferred_)
+    ++version_;
+  else
+    UpdateNode(t.node, old_whole);
+}
+
+void ClusterState::DeferIndex(NodeIndex n) {
+  deferred_ = n;
+  deferred_whole_ = free_whole_[n];
+}
+
+void ClusterState::Reindex(NodeIndex n) {
+  deferred_ = kNoDeferred;
+  UpdateNode(n, deferred_whole_);
 }
 
 void ClusterState::UpdateNode(NodeIndex n, int32_t old_whole) {

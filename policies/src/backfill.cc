@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -219,6 +220,71 @@ class EasyBackfill final : public SubmitOrderScheduler {
   }
 };
 
+struct ShapeHash {
+  size_t operator()(const JobShape& s) const {
+    uint64_t h = 0;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x9e3779b97f4a7c15ULL; };
+    std::apply([&](const auto&... f) { (mix(static_cast<uint64_t>(f)), ...); }, s);
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+// A map (shape id, time) -> Micros for one pass: open addressing over a
+// power-of-two table; Clear is O(1) (a generation number).
+class FailedTable {
+ public:
+  // The value for (shape, t), or nullptr. Valid until the next Insert.
+  Micros* Find(uint32_t shape, Micros t) {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = Home(shape, t);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.gen != gen_) return nullptr;
+      if (s.shape == shape && s.t == t) return &s.value;
+    }
+  }
+  // Precondition: (shape, t) is not in the table.
+  void Insert(uint32_t shape, Micros t, Micros value) {
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    Put({shape, gen_, t, value});
+    ++size_;
+  }
+  void Clear() {
+    size_ = 0;
+    if (++gen_ == 0) {  // wrapped: no stale slot may look current
+      for (Slot& s : slots_) s.gen = 0;
+      gen_ = 1;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t shape = 0;
+    uint32_t gen = 0;
+    Micros t{0};
+    Micros value{0};
+  };
+  size_t Home(uint32_t shape, Micros t) const {
+    uint64_t h = (static_cast<uint64_t>(t.us) * 0x9e3779b97f4a7c15ULL) ^ shape;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return static_cast<size_t>(h >> 32) & mask_;
+  }
+  void Put(const Slot& in) {
+    size_t i = Home(in.shape, in.t);
+    while (slots_[i].gen == gen_) i = (i + 1) & mask_;
+    slots_[i] = in;
+  }
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old)
+      if (s.gen == gen_) Put(s);
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+  uint32_t gen_ = 1;
+};
+
 // Conservative backfilling; the contract is in backfill.h.
 //
 // Jobs ahead of every reservation start while they fit, as in EASY. From the
@@ -258,35 +324,59 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
       const JobIndex j = it->second;
       const Job& job = w_->jobs[j];
       const ModelMask mask = ctx.mask(j);
-      const JobShape shape = ShapeOf(job, mask);
+      const uint32_t shape = ShapeId(ShapeOf(job, mask));
       const Micros est = Estimate(job);
       const Usage need = UsageOf(job);
       const bool may_reserve = reservations_.size() < options_.max_reservations;
       std::optional<Placement> p;
       Micros at = kNever;
       Window win;
-      for (size_t k = 0; k < times_.size() && (k == 0 || may_reserve); ++k) {
-        const Micros t = times_[k];
+      // The candidates, ascending: now only behind the cap; else every time
+      // in times_, less those a frontier of the shape says fail (FrontierOf).
+      const Frontier* fr = options_.frontiers ? FrontierOf(shape, est) : nullptr;
+      late_.clear();
+      size_t k = 0;
+      if (fr) {
+        for (size_t i = fr->seq; i < inserted_.size(); ++i)
+          if (inserted_[i] < fr->before) late_.push_back(inserted_[i]);
+        std::sort(late_.begin(), late_.end());
+        k = static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), fr->before) -
+                                times_.begin());
+      }
+      size_t r = 0;
+      const size_t stop = may_reserve ? times_.size() : std::min<size_t>(1, times_.size());
+      while (r < late_.size() || k < stop) {
+        const bool from_late = r < late_.size();
+        if (!may_reserve && from_late) break;  // behind the cap only now counts
+        const Micros t = from_late ? late_[r] : times_[k];
+        if (from_late)
+          ++r;
+        else
+          ++k;
         if (Micros next = MayFit(need, t, est, &win); next != t) {
           // No candidate before `next` can fit: skip to it.
-          k = static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), next) -
-                                  times_.begin()) -
-              1;
+          while (r < late_.size() && late_[r] < next) ++r;
+          k = std::max(k, static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), next) -
+                                              times_.begin()));
           continue;
         }
-        auto f = failed_.find({shape, t});
-        if (f != failed_.end() && f->second <= est) continue;
+        Micros* f = failed_.Find(shape, t);
+        if (f && *f <= est) continue;
         Adjust(t, est);
         p = placement_->Place(job, mask, c);
         if (p) {
           at = t;
           break;
         }
-        if (f == failed_.end())
-          failed_.emplace(std::make_pair(shape, t), est);
+        if (f)
+          *f = est;
         else
-          f->second = est;
+          failed_.Insert(shape, t, est);
       }
+      // Every candidate before `at` (kNever: every one; behind the cap only
+      // now was a candidate) failed for this shape and estimate.
+      AddFrontier(shape,
+                  {est, p ? at : (may_reserve ? kNever : now + Micros(1)), inserted_.size()});
       if (!p) {  // behind the cap, or the placement policy never fits it
         ctx.Waiting(j, WaitCause::kResources, WaitCause::kReservation);
         ++it;
@@ -304,13 +394,16 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
         // the reservations ahead of it; it expects to start at `at`.
         ctx.Waiting(j, WaitCause::kResources, WaitCause::kReservation, kNoBlocker, at);
         const uint32_t id = static_cast<uint32_t>(reservations_.size());
-        for (uint32_t k = 0; k < p->size(); ++k) ByNode((*p)[k].node).push_back({false, id, k});
+        for (uint32_t q = 0; q < p->size(); ++q) ByNode((*p)[q].node).push_back({false, id, q});
         reservations_.push_back({at, end, j, std::move(*p), false});
         ++it;
       }
       AddToProfile(at, end, need);
       auto pos = std::lower_bound(times_.begin(), times_.end(), end);
-      if (pos == times_.end() || *pos != end) times_.insert(pos, end);
+      if (pos == times_.end() || *pos != end) {
+        times_.insert(pos, end);
+        inserted_.push_back(end);
+      }
     }
     UndoAll();
     ctx_ = nullptr;
@@ -384,7 +477,10 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     by_end_.clear();
     released_ = 0;
     reservations_.clear();
-    failed_.clear();
+    failed_.Clear();
+    shape_ids_.clear();
+    for (auto& f : frontiers_) f.clear();
+    inserted_.clear();
     capacity_.v[0] = c.total_gpus();
     capacity_.v[1] = c.total_gpus() * kMilliPerUnit;
     capacity_.v[2] = c.total_cpu();
@@ -446,7 +542,13 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
   // that segment never ends). Candidates come in ascending order for one
   // job; *win slides over profile_ with them.
   Micros MayFit(const Usage& need, Micros t, Micros est, Window* win) const {
-    while (win->first + 1 < profile_.size() && profile_[win->first + 1].start <= t) ++win->first;
+    if (win->first + 1 < profile_.size() && profile_[win->first + 1].start <= t) {
+      // The segment holding t, searched: a job's first candidate may lie far in.
+      auto pos = std::upper_bound(profile_.begin() + static_cast<std::ptrdiff_t>(win->first) + 1,
+                                  profile_.end(), t,
+                                  [](Micros x, const Segment& g) { return x < g.start; });
+      win->first = static_cast<size_t>(pos - profile_.begin()) - 1;
+    }
     if (win->next < win->first) win->next = win->first;
     const Micros until = t + est;
     for (; win->next < profile_.size() && profile_[win->next].start < until; ++win->next) {
@@ -525,6 +627,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
       listed_[n] = 1;
       adjusted_.push_back(n);
     }
+    c.DeferIndex(n);  // many changes to n: its indexes once, at the end
     for (auto k = log.rbegin(); k != log.rend(); ++k) {
       if (k->release)
         (void)c.Allocate(k->where, k->demand);
@@ -544,6 +647,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
       const Reservation& r = reservations_[ref.id];
       Block(c, r.placement[ref.task], w_->jobs[r.job].task, &log);  // a reservation: the request
     }
+    c.Reindex(n);
   }
 
   // Undoes every adjustment: the cluster is live again, nothing released or
@@ -552,12 +656,14 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     ClusterState& c = ctx_->cluster();
     for (NodeIndex n : adjusted_) {
       auto& log = log_[n];
+      c.DeferIndex(n);
       for (auto k = log.rbegin(); k != log.rend(); ++k) {
         if (k->release)
           (void)c.Allocate(k->where, k->demand);
         else
           c.Release(k->where, k->demand);
       }
+      c.Reindex(n);
       log.clear();
       listed_[n] = 0;
     }
@@ -630,8 +736,54 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
   std::vector<char> listed_;                   // n is in adjusted_
   std::vector<char> dirty_;                    // n is in touched_
   std::vector<NodeIndex> touched_;
-  // (shape, candidate time) -> shortest estimate that did not fit there.
-  std::map<std::pair<JobShape, Micros>, Micros> failed_;
+  // The pass's job shapes, numbered as they are met.
+  uint32_t ShapeId(const JobShape& s) {
+    const uint32_t id =
+        shape_ids_.emplace(s, static_cast<uint32_t>(shape_ids_.size())).first->second;
+    if (frontiers_.size() <= id) frontiers_.resize(id + 1);
+    return id;
+  }
+
+  // What an earlier job of a shape proved: every candidate time below
+  // `before` that was in times_ then (the first `seq` of inserted_, and all
+  // times the pass began with) fails for the shape with any estimate >= est.
+  // It does, whichever rule skipped or failed it then: the holders over an
+  // interval only grow during a pass, a longer estimate's interval contains
+  // the shorter one's, so MayFit, failed_ and Place fail there again. The
+  // frontier only skips candidates that would be skipped or fail anyway: no
+  // Place call, failed_ entry or decision changes.
+  struct Frontier {
+    Micros est;
+    Micros before;
+    size_t seq;
+  };
+  // The frontier of `shape` with the latest `before` among those with est <=
+  // `est`, or nullptr.
+  const Frontier* FrontierOf(uint32_t shape, Micros est) const {
+    const Frontier* best = nullptr;
+    for (const Frontier& f : frontiers_[shape])
+      if (f.est <= est && (!best || f.before > best->before)) best = &f;
+    return best;
+  }
+  // Keeps f, less the frontiers it makes redundant (a longer or equal
+  // estimate, an earlier or equal bound, no later seq); at most 8 a shape
+  // (the one with the earliest bound goes).
+  void AddFrontier(uint32_t shape, const Frontier& f) {
+    if (f.before <= times_.front()) return;  // proves nothing
+    auto& v = frontiers_[shape];
+    std::erase_if(v, [&](const Frontier& o) { return o.est >= f.est && o.before <= f.before; });
+    v.push_back(f);
+    if (v.size() > 8)
+      v.erase(std::min_element(v.begin(), v.end(), [](const Frontier& a, const Frontier& b) {
+        return a.before < b.before;
+      }));
+  }
+  std::vector<std::vector<Frontier>> frontiers_;  // by shape id
+  std::vector<Micros> inserted_;                  // times added to times_ this pass, in order
+  std::vector<Micros> late_;  // scratch: a job's candidates newer than its frontier
+  std::unordered_map<JobShape, uint32_t, ShapeHash> shape_ids_;
+  // (shape id, candidate time) -> shortest estimate that did not fit there.
+  FailedTable failed_;
 };
 
 }  // namespace

@@ -66,6 +66,44 @@ TEST(ClusterState, AllocateUpdatesIndicesAndRejectsOvercommit) {
   EXPECT_EQ(s.Bucket(0, 8).size(), 2u);
 }
 
+// Changes made between DeferIndex and Reindex leave the same state as the
+// same changes made one at a time: each node's free whole GPUs, the buckets,
+// and what FindFirst finds, for whole, fractional and CPU-only demands.
+TEST(ClusterState, DeferredIndexesEndTheSameAsImmediateOnes) {
+  ClusterState now = ClusterState::Build(TwoModels()).value();
+  ClusterState later = now;
+  const TaskDemand three{3, 1000, 4000, 8LL << 30, 0};
+  const TaskDemand half{1, 500, 1000, 1LL << 30, 0};
+  const TaskDemand five{5, 1000, 1000, 0, 0};
+  auto steps = [&](ClusterState& s) {
+    EXPECT_TRUE(s.Allocate({0, 0b111}, three).ok());
+    EXPECT_TRUE(s.Allocate({0, 0b1000}, half).ok());
+    EXPECT_FALSE(s.Allocate({0, 0b1}, three).ok());  // refused: nothing changes
+    s.Release({0, 0b111}, three);
+    EXPECT_TRUE(s.Allocate({0, 0b11110000}, TaskDemand{4, 1000, 2000, 0, 0}).ok());
+  };
+  steps(now);
+  const uint64_t before = later.version();
+  later.DeferIndex(0);
+  steps(later);
+  EXPECT_EQ(later.free_cpu(0), now.free_cpu(0));  // its own figures are current
+  EXPECT_GT(later.version(), before);
+  later.Reindex(0);
+  for (NodeIndex n = 0; n < now.num_nodes(); ++n)
+    EXPECT_EQ(later.free_whole_gpus(n), now.free_whole_gpus(n)) << n;
+  EXPECT_EQ(later.free_whole_gpus(0), 3);  // GPUs 0-2 free, 3 half taken
+  EXPECT_EQ(later.whole_free_gpus_total(), now.whole_free_gpus_total());
+  for (int k = 0; k <= 8; ++k) {
+    EXPECT_EQ(later.Bucket(0, k).size(), now.Bucket(0, k).size()) << k;
+    EXPECT_EQ(later.Bucket(0, k).count(0), now.Bucket(0, k).count(0)) << k;
+  }
+  for (const TaskDemand& d : {three, half, five, TaskDemand{0, 0, 30000, 0, 0}})
+    for (NodeIndex from = 0; from < now.num_nodes(); ++from)
+      EXPECT_EQ(later.FindFirst(from, d, ~ModelMask{0}), now.FindFirst(from, d, ~ModelMask{0}))
+          << d.gpus << " from " << from;
+  EXPECT_EQ(later.FindFirst(0, five, ~ModelMask{0}), 1);  // node 0 has 3 whole GPUs left
+}
+
 TEST(ClusterState, FractionalSharesAndPickGpus) {
   ClusterState s = ClusterState::Build(TwoModels()).value();
   TaskDemand half{1, 500, 0, 0, 0};

@@ -161,6 +161,16 @@ class ClusterState {
   // Returns what Allocate claimed. Precondition: a matching Allocate.
   void Release(const TaskPlacement& t, const TaskDemand& d);
 
+  // Many changes to one node at once: after DeferIndex(n), Allocate and
+  // Release on node n update its own figures (free CPU, memory, each GPU's
+  // share and memory, the totals) but not its indexes (free_whole_gpus(n),
+  // its bucket, the search tree) until Reindex(n) brings them up to date in
+  // one step. In between, only n's own figures may be read: no Bucket,
+  // FindFirst, CanHost or free_whole_gpus(n). One node at a time;
+  // precondition of Reindex: the matching DeferIndex.
+  void DeferIndex(NodeIndex n);
+  void Reindex(NodeIndex n);
+
   // --- indices ---
   // Nodes of `model` (-1 for CPU-only) with exactly k whole-free GPUs, not
   // cordoned.
@@ -219,6 +229,9 @@ class ClusterState {
   int64_t alloc_gpu_milli_ = 0, alloc_cpu_ = 0, alloc_mem_ = 0;
   int64_t whole_free_total_ = 0;
   uint64_t version_ = 0;
+  NodeIndex deferred_ = kNoDeferred;  // DeferIndex's node
+  int32_t deferred_whole_ = 0;        // its free_whole_ before DeferIndex
+  static constexpr NodeIndex kNoDeferred = static_cast<NodeIndex>(-1);
   bool budget_on_ = false;
   PowerBudget budget_;
   int64_t power_used_ = 0;
