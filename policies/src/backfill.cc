@@ -333,7 +333,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
       Window win;
       // The candidates, ascending: now only behind the cap; else every time
       // in times_, less those a frontier of the shape says fail (FrontierOf).
-      const Frontier* fr = options_.frontiers ? FrontierOf(shape, est) : nullptr;
+      const Frontier* fr = options_.shortcuts ? FrontierOf(shape, est) : nullptr;
       late_.clear();
       size_t k = 0;
       if (fr) {
@@ -426,6 +426,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     bool running;
     uint32_t id;
     uint32_t task;
+    bool applied = false;  // released or blocked on a linear node (linear_)
   };
   // Resources summed over a cluster, for the aggregate pre-check: whole
   // GPUs of whole-GPU tasks, GPU share (milli), CPU (milli), memory (bytes).
@@ -469,6 +470,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
       log_.assign(c.num_nodes(), {});
       dirty_.assign(c.num_nodes(), 0);
       listed_.assign(c.num_nodes(), 0);
+      linear_.assign(c.num_nodes(), 1);
       used_nodes_.clear();
     }
     for (NodeIndex n : used_nodes_) by_node_[n].clear();
@@ -618,16 +620,86 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     }
   }
 
-  // Puts node n back to its live state, then applies the adjustments its
-  // holders' flags ask for: releases, then blocks in reservation order.
+  // Brings node n to the content its holders' flags ask for: its live state,
+  // less the released running tasks, then each blocked reservation task in
+  // by_node_ order (Block, which caps a task that no longer fits exactly).
+  //
+  // A node is either linear (linear_[n]: every adjustment on it is a whole
+  // Release of a running task or a whole, exact Allocate of a reservation
+  // task, as marked by TaskRef::applied, and log_[n] is empty) or logged
+  // (its adjustments are the pieces of log_[n], applied flags all false).
+  // A linear node's content is live + released - blocked, whatever the order
+  // the changes came in; when that is non-negative everywhere, the canonical
+  // order (releases first, then blocks) takes every block exactly too (each
+  // block meets at least the final content plus itself) and ends with the
+  // same content. So a linear node changes by the flags that changed alone;
+  // when one step cannot be taken exactly, the node is put back to live and
+  // rebuilt in the canonical order.
   void Resync(NodeIndex n) {
     ClusterState& c = ctx_->cluster();
-    auto& log = log_[n];
     if (!listed_[n]) {
       listed_[n] = 1;
       adjusted_.push_back(n);
     }
     c.DeferIndex(n);  // many changes to n: its indexes once, at the end
+    if (!options_.shortcuts || !linear_[n] || !StepLinear(c, n)) {
+      ToLive(c, n);
+      Rebuild(c, n);
+    }
+    c.Reindex(n);
+  }
+
+  // Applies to linear node n the flags that changed, removals first; false
+  // (n still linear, part of the way) when a step is not exact.
+  bool StepLinear(ClusterState& c, NodeIndex n) {
+    for (TaskRef& ref : by_node_[n]) {  // reservation tasks no longer blocked
+      if (ref.running || !ref.applied || reservations_[ref.id].blocked) continue;
+      const Reservation& r = reservations_[ref.id];
+      c.Release(r.placement[ref.task], w_->jobs[r.job].task);
+      ref.applied = false;
+    }
+    for (TaskRef& ref : by_node_[n]) {  // running tasks no longer released
+      if (!ref.running || !ref.applied || running_[ref.id].released) continue;
+      const JobIndex r = running_[ref.id].job;
+      if (!c.Allocate(ctx_->placement_of(r)[ref.task], ctx_->granted(r)).ok()) return false;
+      ref.applied = false;
+    }
+    for (TaskRef& ref : by_node_[n]) {  // newly released
+      if (!ref.running || ref.applied || !running_[ref.id].released) continue;
+      const JobIndex r = running_[ref.id].job;
+      c.Release(ctx_->placement_of(r)[ref.task], ctx_->granted(r));
+      ref.applied = true;
+    }
+    for (TaskRef& ref : by_node_[n]) {  // newly blocked
+      if (ref.running || ref.applied || !reservations_[ref.id].blocked) continue;
+      const Reservation& r = reservations_[ref.id];
+      const TaskPlacement& tp = r.placement[ref.task];
+      const TaskDemand& d = w_->jobs[r.job].task;
+      if (!FitsExactly(c, tp, d) || !c.Allocate(tp, d).ok()) return false;
+      ref.applied = true;
+    }
+    return true;
+  }
+
+  // Puts node n back to its live state (linear or logged); afterwards n is
+  // linear with nothing applied.
+  void ToLive(ClusterState& c, NodeIndex n) {
+    if (linear_[n]) {
+      for (TaskRef& ref : by_node_[n]) {  // blocks first: always possible
+        if (ref.running || !ref.applied) continue;
+        const Reservation& r = reservations_[ref.id];
+        c.Release(r.placement[ref.task], w_->jobs[r.job].task);
+        ref.applied = false;
+      }
+      for (TaskRef& ref : by_node_[n]) {  // then what was released comes back
+        if (!ref.running || !ref.applied) continue;
+        const JobIndex r = running_[ref.id].job;
+        (void)c.Allocate(ctx_->placement_of(r)[ref.task], ctx_->granted(r));
+        ref.applied = false;
+      }
+      return;
+    }
+    auto& log = log_[n];
     for (auto k = log.rbegin(); k != log.rend(); ++k) {
       if (k->release)
         (void)c.Allocate(k->where, k->demand);
@@ -635,6 +707,14 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
         c.Release(k->where, k->demand);
     }
     log.clear();
+    linear_[n] = 1;
+  }
+
+  // From live: the releases, then the blocks in by_node_ order. The node is
+  // linear afterwards when every block was taken exactly.
+  void Rebuild(ClusterState& c, NodeIndex n) {
+    auto& log = log_[n];
+    bool capped = false;
     for (const TaskRef& ref : by_node_[n]) {
       if (!ref.running || !running_[ref.id].released) continue;
       const JobIndex r = running_[ref.id].job;
@@ -645,9 +725,19 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     for (const TaskRef& ref : by_node_[n]) {
       if (ref.running || !reservations_[ref.id].blocked) continue;
       const Reservation& r = reservations_[ref.id];
-      Block(c, r.placement[ref.task], w_->jobs[r.job].task, &log);  // a reservation: the request
+      const size_t before = log.size();
+      // a reservation: the request
+      if (!Block(c, r.placement[ref.task], w_->jobs[r.job].task, &log) || log.size() != before + 1)
+        capped = true;
     }
-    c.Reindex(n);
+    if (capped || !options_.shortcuts) {
+      linear_[n] = 0;
+      return;
+    }
+    // Every piece is one whole holder task: keep them as applied flags.
+    for (TaskRef& ref : by_node_[n])
+      ref.applied = ref.running ? running_[ref.id].released : reservations_[ref.id].blocked;
+    log.clear();
   }
 
   // Undoes every adjustment: the cluster is live again, nothing released or
@@ -655,16 +745,9 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
   void UndoAll() {
     ClusterState& c = ctx_->cluster();
     for (NodeIndex n : adjusted_) {
-      auto& log = log_[n];
       c.DeferIndex(n);
-      for (auto k = log.rbegin(); k != log.rend(); ++k) {
-        if (k->release)
-          (void)c.Allocate(k->where, k->demand);
-        else
-          c.Release(k->where, k->demand);
-      }
+      ToLive(c, n);
       c.Reindex(n);
-      log.clear();
       listed_[n] = 0;
     }
     adjusted_.clear();
@@ -673,22 +756,27 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
     released_ = 0;
   }
 
+  // True when task demand d fits wholly at tp now: CPU, memory, and the
+  // share and GPU memory of each of its GPUs.
+  static bool FitsExactly(const ClusterState& c, const TaskPlacement& tp, const TaskDemand& d) {
+    const NodeIndex n = tp.node;
+    bool exact = c.free_cpu(n) >= d.cpu_milli && c.free_mem(n) >= d.mem_bytes;
+    for (uint64_t m = tp.gpu_mask; exact && m; m &= m - 1)
+      exact = c.GpuFits(n, std::countr_zero(m), d);  // share and GPU memory
+    return exact;
+  }
+
   // Takes from c what task demand d holds at tp, capped at what is still
   // free there: resources of holders that overlap the interval at different
   // times are subtracted together, so a GPU, CPU or memory already taken by
   // another holder stays taken and nothing is over-committed. (Capped
   // subtraction leaves max(0, free - sum of demands) on every GPU, CPU and
   // memory, whatever the order.)
-  static void Block(ClusterState& c, const TaskPlacement& tp, const TaskDemand& d,
+  // True when d was taken whole and exactly (one piece logged).
+  static bool Block(ClusterState& c, const TaskPlacement& tp, const TaskDemand& d,
                     std::vector<Piece>* log) {
     const NodeIndex n = tp.node;
-    bool exact = c.free_cpu(n) >= d.cpu_milli && c.free_mem(n) >= d.mem_bytes;
-    for (uint64_t m = tp.gpu_mask; exact && m; m &= m - 1)
-      exact = c.GpuFits(n, std::countr_zero(m), d);  // share and GPU memory
-    if (exact) {
-      Take(c, tp, d, log);
-      return;
-    }
+    if (FitsExactly(c, tp, d)) return Take(c, tp, d, log);
     TaskDemand host;
     host.gpus = 0;
     host.cpu_milli = std::min(d.cpu_milli, c.free_cpu(n));
@@ -712,10 +800,14 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
       gpus.gpus = std::popcount(whole);
       Take(c, {n, whole}, gpus, log);
     }
+    return false;
   }
-  static void Take(ClusterState& c, const TaskPlacement& tp, const TaskDemand& d,
+  // Allocates d at tp and logs it; false (nothing changed) if it does not fit.
+  static bool Take(ClusterState& c, const TaskPlacement& tp, const TaskDemand& d,
                    std::vector<Piece>* log) {
-    if (c.Allocate(tp, d).ok()) log->push_back({tp, d, false});
+    if (!c.Allocate(tp, d).ok()) return false;
+    log->push_back({tp, d, false});
+    return true;
   }
 
   ConservativeBackfillOptions options_;
@@ -734,6 +826,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
   std::vector<std::vector<Piece>> log_;        // adjustments made on each node
   std::vector<NodeIndex> adjusted_;            // nodes re-synced since the last UndoAll
   std::vector<char> listed_;                   // n is in adjusted_
+  std::vector<char> linear_;                   // n's adjustments are applied flags (Resync)
   std::vector<char> dirty_;                    // n is in touched_
   std::vector<NodeIndex> touched_;
   // The pass's job shapes, numbered as they are met.

@@ -264,13 +264,14 @@ TEST(ConservativeBackfill, RandomMixCompletesAndBeatsFifo) {
   }
 }
 
-// The frontiers (backfill.h) skip only candidates that fail anyway: with them
-// on and off, every job starts at the same time on the same GPUs. Estimates
+// The shortcuts (backfill.h: frontiers, linear node steps) skip only
+// candidates that fail anyway and leave every node as a rebuild would: with
+// them on and off, every job starts at the same time on the same GPUs. Estimates
 // from half to three times the run time, so reservations compress and some
 // jobs run past their estimate; a depth of 6 puts most of the queue behind
 // the cap. Random placement draws from its generator at every Place call,
 // so one call more or less would move its placements.
-TEST(ConservativeBackfill, FrontiersChangeNoDecision) {
+TEST(ConservativeBackfill, ShortcutsChangeNoDecision) {
   for (uint32_t seed : {4u, 5u}) {
     Workload w = mix::RandomJobs(seed);
     Rng rng(seed, 1, "estimates");
@@ -279,14 +280,14 @@ TEST(ConservativeBackfill, FrontiersChangeNoDecision) {
       for (bool random : {false, true}) {
         std::vector<std::string> placed[2];
         int64_t waited = 0;
-        for (bool frontiers : {false, true}) {
+        for (bool shortcuts : {false, true}) {
           auto sched = MakeConservativeBackfillWith(
               "cbf", random ? MakeRandomPlacement(seed) : MakeFirstFit(),
-              ConservativeBackfillOptions{depth, frontiers});
+              ConservativeBackfillOptions{depth, shortcuts});
           auto r = Simulate(mix::ThreeNodes(), w, *sched, SimConfig{});
           ASSERT_TRUE(r.ok()) << r.status().message();
           for (const auto& j : r.value().jobs) {
-            placed[frontiers].push_back(std::to_string(j.start.us) + " " + j.placement);
+            placed[shortcuts].push_back(std::to_string(j.start.us) + " " + j.placement);
             waited += j.start.us > j.submit.us;
           }
         }

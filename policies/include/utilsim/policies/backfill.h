@@ -68,16 +68,18 @@ Micros BackfillEstimate(const Job& j);
 // sets max_reservations (0: none, so nothing is reserved ahead). PolicyId
 // {"conservative-backfill", "1", "depth=<max_reservations>"}.
 //
-// Within a pass, a job of a shape already seen starts its search past the
-// candidates that an earlier job of that shape, with an estimate no longer
-// than its own, proved cannot fit (they were there then, and what is held
-// over an interval only grows during a pass); candidate times added since
-// are still tried. This skips only candidates the rules above would skip or
-// fail, so no decision and no placement-policy call changes; `frontiers =
-// false` turns it off (for tests that show so).
+// Two shortcuts change no decision and no placement-policy call. Within a
+// pass, a job of a shape already seen starts its search past the candidates
+// that an earlier job of that shape, with an estimate no longer than its own,
+// proved cannot fit (they were there then, and what is held over an interval
+// only grows during a pass); candidate times added since are still tried.
+// And a node whose adjustments are all whole and exact changes by the
+// holders that changed alone instead of being rebuilt (its content is the
+// same either way). `shortcuts = false` turns both off (for tests that show
+// so).
 struct ConservativeBackfillOptions {
   size_t max_reservations = 256;
-  bool frontiers = true;
+  bool shortcuts = true;
 };
 
 std::unique_ptr<Scheduler> MakeConservativeBackfill(std::string label,
