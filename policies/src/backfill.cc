@@ -23,6 +23,43 @@ Micros BackfillEstimate(const Job& j) {
 
 namespace {
 
+// Queued jobs in (submit, index) order: a sorted vector, walked by position.
+// A job taken out during a pass is marked gone and swept out before the next
+// insertion or pass (Sweep), so positions stay valid through a pass.
+class SubmitQueue {
+ public:
+  void Insert(Micros submit, JobIndex j) {
+    Sweep();
+    const std::pair<Micros, JobIndex> e{submit, j};
+    if (v_.empty() || v_.back() < e)  // arrivals come in submit order
+      v_.push_back(e);
+    else
+      v_.insert(std::upper_bound(v_.begin(), v_.end(), e), e);
+  }
+  // The first position >= i holding a queued job (end() if none).
+  size_t Next(size_t i) const {
+    while (i < v_.size() && v_[i].second == kGone) ++i;
+    return i;
+  }
+  size_t end() const { return v_.size(); }
+  JobIndex at(size_t i) const { return v_[i].second; }
+  void Erase(size_t i) {
+    v_[i].second = kGone;
+    ++gone_;
+  }
+  void Sweep() {
+    if (gone_ == 0) return;
+    std::erase_if(v_, [](const auto& e) { return e.second == kGone; });
+    gone_ = 0;
+  }
+  size_t size() const { return v_.size() - gone_; }
+
+ private:
+  static constexpr JobIndex kGone = static_cast<JobIndex>(-1);
+  std::vector<std::pair<Micros, JobIndex>> v_;
+  size_t gone_ = 0;
+};
+
 // What both backfilling schedulers share: a queue in submit order over one
 // placement policy, and the first step of every pass.
 class SubmitOrderScheduler : public Scheduler {
@@ -37,21 +74,21 @@ class SubmitOrderScheduler : public Scheduler {
     placement_->Init(w);
     return Status::Ok();
   }
-  void OnArrival(JobIndex j, Micros) override { queue_.insert({w_->jobs[j].submit, j}); }
+  void OnArrival(JobIndex j, Micros) override { queue_.Insert(w_->jobs[j].submit, j); }
   void OnFinish(JobIndex, Micros) override {}
   Micros NextWakeup(Micros now) const override { return placement_->NextWakeup(now); }
   size_t queued() const override { return queue_.size(); }
 
  protected:
-  using Queue = std::set<std::pair<Micros, JobIndex>>;
-  // Starts queued jobs in submit order while they fit; *it = the first that
-  // does not (or end()). Called first in every pass (so it begins the
-  // placement's pass).
-  Status StartWhileTheyFit(PassContext& ctx, Queue::iterator* it) {
+  // Starts queued jobs in submit order while they fit; *it = the position
+  // of the first that does not (or queue_.end()). Called first in every pass
+  // (so it begins the placement's pass).
+  Status StartWhileTheyFit(PassContext& ctx, size_t* it) {
     placement_->BeginPass(ctx);  // every pass starts here
-    *it = queue_.begin();
+    queue_.Sweep();
+    *it = queue_.Next(0);
     while (*it != queue_.end()) {
-      const JobIndex j = (*it)->second;
+      const JobIndex j = queue_.at(*it);
       auto p = placement_->Place(w_->jobs[j], ctx.mask(j), ctx.cluster());
       if (!p) {
         ctx.Waiting(j, WaitCause::kResources);
@@ -59,7 +96,8 @@ class SubmitOrderScheduler : public Scheduler {
       }
       if (Status s = ctx.Start(j, *p); !s.ok()) return s;
       OnStarted(j, ctx.now());
-      *it = queue_.erase(*it);
+      queue_.Erase(*it);
+      *it = queue_.Next(*it + 1);
     }
     return Status::Ok();
   }
@@ -69,7 +107,7 @@ class SubmitOrderScheduler : public Scheduler {
   std::string label_;
   std::unique_ptr<PlacementPolicy> placement_;
   const Workload* w_ = nullptr;
-  Queue queue_;
+  SubmitQueue queue_;
 };
 
 class EasyBackfill final : public SubmitOrderScheduler {
@@ -86,12 +124,14 @@ class EasyBackfill final : public SubmitOrderScheduler {
   Status Pass(PassContext& ctx) override {
     ClusterState& c = ctx.cluster();
     // 1. Start jobs in order while they fit.
-    Queue::iterator it;
+    size_t it;
     if (Status s = StartWhileTheyFit(ctx, &it); !s.ok()) return s;
     if (it == queue_.end()) return Status::Ok();
     // 2. Reserve for the head.
-    const JobIndex head = it->second;
-    ClusterState shadow_state = c;
+    const JobIndex head = queue_.at(it);
+    // The scratch state is assigned, not built: its buffers are reused.
+    shadow_state_ = c;
+    ClusterState& shadow_state = *shadow_state_;
     Micros shadow = kNever;
     if (!Reserve(ctx, head, &shadow_state, &shadow)) return Status::Ok();
     ctx.Waiting(head, WaitCause::kResources, WaitCause::kPlacement, kNoBlocker, shadow);
@@ -106,14 +146,14 @@ class EasyBackfill final : public SubmitOrderScheduler {
     std::map<JobShape, Micros> blocked;
     const bool by_shape = placement_->place_depends_on_shape_only();
     const Micros now = ctx.now();
-    for (++it; it != queue_.end();) {
-      const JobIndex j = it->second;
+    for (it = queue_.Next(it + 1); it != queue_.end();) {
+      const JobIndex j = queue_.at(it);
       const Job& job = w_->jobs[j];
       const ModelMask mask = ctx.mask(j);
       const JobShape shape = ShapeOf(job, mask);
       if (no_fit_now.count(shape)) {
         ctx.Waiting(j, WaitCause::kResources);
-        ++it;
+        it = queue_.Next(it + 1);
         continue;
       }
       const Micros estimate = BackfillEstimate(job);
@@ -121,7 +161,7 @@ class EasyBackfill final : public SubmitOrderScheduler {
         auto b = blocked.find(shape);
         if (b != blocked.end() && estimate >= b->second) {
           ctx.Waiting(j, WaitCause::kReservation, WaitCause::kPlacement, head);
-          ++it;
+          it = queue_.Next(it + 1);
           continue;
         }
       }
@@ -129,7 +169,7 @@ class EasyBackfill final : public SubmitOrderScheduler {
       if (!p) {
         no_fit_now.insert(shape);
         ctx.Waiting(j, WaitCause::kResources);
-        ++it;
+        it = queue_.Next(it + 1);
         continue;
       }
       bool ok = now + estimate <= shadow;
@@ -140,13 +180,14 @@ class EasyBackfill final : public SubmitOrderScheduler {
           if (!fresh) b->second = std::min(b->second, estimate);
         }
         ctx.Waiting(j, WaitCause::kReservation, WaitCause::kPlacement, head);
-        ++it;
+        it = queue_.Next(it + 1);
         continue;
       }
       if (Status s = ctx.Start(j, *p); !s.ok()) return s;
       OnStarted(j, now);
       blocked.clear();
-      it = queue_.erase(it);
+      queue_.Erase(it);
+      it = queue_.Next(it + 1);
     }
     return Status::Ok();
   }
@@ -163,10 +204,9 @@ class EasyBackfill final : public SubmitOrderScheduler {
     // The running jobs by estimated end, released together at max(end,
     // now): ends_ keeps them in that order (those already past their end
     // come first and all go at now; the order of releases within one time
-    // changes nothing). Every running job started through this scheduler.
-    std::vector<std::pair<Micros, JobIndex>> ends;
-    ends.reserve(ends_.size());
-    for (const auto& [end, r] : ends_) ends.emplace_back(std::max(end, ctx.now()), r);
+    // changes nothing), walked only as far as the head needs. Every running
+    // job started through this scheduler.
+    const Micros now = ctx.now();
     const Job& hj = w_->jobs[head];
     // A head of whole-GPU tasks needs hj.task.gpus whole-free GPUs on one
     // node per task: `room`, the tasks the free whole GPUs of the nodes not
@@ -183,10 +223,10 @@ class EasyBackfill final : public SubmitOrderScheduler {
       for (int m = 0; m < state->num_models(); ++m)
         for (int k = g; k <= state->max_gpus_per_node(); ++k)
           room += static_cast<int64_t>(state->Bucket(m, k).size()) * (k / g);
-    for (size_t i = 0; i < ends.size();) {
-      const Micros t = ends[i].first;
-      for (; i < ends.size() && ends[i].first == t; ++i) {
-        const JobIndex r = ends[i].second;
+    for (auto e = ends_.begin(); e != ends_.end();) {
+      const Micros t = std::max(e->first, now);
+      for (; e != ends_.end() && std::max(e->first, now) == t; ++e) {
+        const JobIndex r = e->second;
         for (const auto& tp : ctx.placement_of(r)) {
           const bool counted = bounded && !state->cordoned(tp.node);
           const int32_t before = counted ? state->free_whole_gpus(tp.node) / g : 0;
@@ -205,6 +245,7 @@ class EasyBackfill final : public SubmitOrderScheduler {
     return false;
   }
 
+  std::optional<ClusterState> shadow_state_;    // Pass's scratch copy of the cluster
   std::vector<Micros> end_of_;                  // estimated end of each started job
   std::set<std::pair<Micros, JobIndex>> ends_;  // running jobs by (estimated end, index)
 
@@ -314,14 +355,14 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
   Status Pass(PassContext& ctx) override {
     ClusterState& c = ctx.cluster();
     // 1. No reservation yet: start jobs in order while they fit.
-    Queue::iterator it;
+    size_t it;
     if (Status s = StartWhileTheyFit(ctx, &it); !s.ok()) return s;
     if (it == queue_.end()) return Status::Ok();
     // 2. Reservations for the rest, in order.
     const Micros now = ctx.now();
     BeginPass(ctx);
     for (; it != queue_.end();) {
-      const JobIndex j = it->second;
+      const JobIndex j = queue_.at(it);
       const Job& job = w_->jobs[j];
       const ModelMask mask = ctx.mask(j);
       const uint32_t shape = ShapeId(ShapeOf(job, mask));
@@ -379,7 +420,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
                   {est, p ? at : (may_reserve ? kNever : now + Micros(1)), inserted_.size()});
       if (!p) {  // behind the cap, or the placement policy never fits it
         ctx.Waiting(j, WaitCause::kResources, WaitCause::kReservation);
-        ++it;
+        it = queue_.Next(it + 1);
         continue;
       }
       const Micros end = at + est;
@@ -388,7 +429,8 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
         UndoAll();
         if (Status s = ctx.Start(j, *p); !s.ok()) return s;
         AddRunning(j, end);
-        it = queue_.erase(it);
+        queue_.Erase(it);
+        it = queue_.Next(it + 1);
       } else {
         // Reserved for later: what holds it now is its resources, or else
         // the reservations ahead of it; it expects to start at `at`.
@@ -396,7 +438,7 @@ class ConservativeBackfill final : public SubmitOrderScheduler {
         const uint32_t id = static_cast<uint32_t>(reservations_.size());
         for (uint32_t q = 0; q < p->size(); ++q) ByNode((*p)[q].node).push_back({false, id, q});
         reservations_.push_back({at, end, j, std::move(*p), false});
-        ++it;
+        it = queue_.Next(it + 1);
       }
       AddToProfile(at, end, need);
       auto pos = std::lower_bound(times_.begin(), times_.end(), end);

@@ -159,9 +159,19 @@ struct PreparedRun::State {
   std::optional<PolicyRegistry> reserved;
   const PolicyRegistry* made_from = nullptr;  // reg, or the GPU-reservation copy
   CpuAlloc cpu_alloc = CpuAlloc::kRequest;
-  ClusterSpec cluster;        // what the runs use
-  ClusterSpec physical;       // as given (MIG usage is measured against it)
-  Workload workload;          // transformed copy
+  ClusterSpec cluster;   // what the runs use
+  ClusterSpec physical;  // as given (MIG usage is measured against it)
+  // The workload the runs use: in's, until a step changes it; then a copy
+  // (owned) that the steps transform.
+  const Workload* workload = nullptr;
+  std::optional<Workload> owned;
+  Workload* Edit() {
+    if (!owned) {
+      owned = *workload;
+      workload = &*owned;
+    }
+    return &*owned;
+  }
   std::optional<MigRun> mig;  // step 2
   std::unique_ptr<ProgressModel> model;
   std::unique_ptr<WholeGpuProgress> whole;
@@ -176,7 +186,7 @@ struct PreparedRun::State {
 PreparedRun::PreparedRun(std::unique_ptr<State> s) : s_(std::move(s)) {}
 PreparedRun::~PreparedRun() = default;
 const ClusterSpec& PreparedRun::cluster() const { return s_->cluster; }
-const Workload& PreparedRun::workload() const { return s_->workload; }
+const Workload& PreparedRun::workload() const { return *s_->workload; }
 const SimConfig& PreparedRun::config() const { return s_->cfg; }
 const std::vector<std::string>& PreparedRun::notes() const { return s_->notes; }
 
@@ -190,12 +200,12 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   s->made_from = &reg;
   s->cluster = cluster;
   s->physical = cluster;
-  s->workload = in.workload;
+  s->workload = &in.workload;  // copied only if a step changes it
   s->notes = in.notes;
   // 1. Host-request scaling: everything below (MIG sizing included) sees
   // the scaled jobs.
   if (spec.host_scale) {
-    const int64_t n = ScaleHostRequests(&s->workload, *spec.host_scale);
+    const int64_t n = ScaleHostRequests(s->Edit(), *spec.host_scale);
     s->notes.push_back(HostScaleNote(*spec.host_scale, n));
   }
   // 1b. Power caps: slower busy work and lower busy power of capped models
@@ -210,7 +220,7 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   }
   // 2. MIG: expanded cluster and right-sized jobs, or dynamic sizing.
   if (spec.mig.mode != MigSpec::Mode::kOff) {
-    auto m = PrepareMig(spec.mig, capped, &s->workload);
+    auto m = PrepareMig(spec.mig, capped, s->Edit());
     if (!m.ok()) return m.status();
     s->mig = std::move(m).value();
     s->cluster = s->mig->run_cluster;
@@ -256,7 +266,7 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
   // 6. GPU sharing: exclusive rounds fractional requests up (noted);
   // timeslice / mps wrap the model; fractional leaves everything as it was.
   if (spec.sharing == SharingMode::kExclusive) {
-    const int64_t k = RoundUpFractional(&s->workload);
+    const int64_t k = RoundUpFractional(s->Edit());
     s->sharing_note = "sharing exclusive: " + std::to_string(k) +
                       " fractional GPU requests rounded up to whole GPUs (busy share scaled by "
                       "milli/1000: same useful work)";
@@ -309,8 +319,8 @@ Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs&
     }
     if (!by_kind.empty()) s->notes.push_back("checkpoints by job kind: " + by_kind);
   }
-  if (!spec.failures.classes.empty() && !s->workload.jobs.empty()) {
-    const std::vector<Job>& jobs = s->workload.jobs;
+  if (!spec.failures.classes.empty() && !s->workload->jobs.empty()) {
+    const std::vector<Job>& jobs = s->workload->jobs;
     Micros longest{0};
     for (const Job& j : jobs) longest = std::max(longest, j.runtime);
     const Micros from = jobs.front().submit;
@@ -374,7 +384,7 @@ Result<RunResult> PreparedRun::Simulate(const std::string& policy, EventObserver
   c.observer = std::move(observer);
   c.sink = s.spec.sink;
   c.keep_rows = s.spec.keep_rows || s.mig.has_value();  // MIG figures need the rows
-  auto r = utilsim::Simulate(s.cluster, s.workload, *sched, c);
+  auto r = utilsim::Simulate(s.cluster, *s.workload, *sched, c);
   if (!r.ok()) return r.status();
   RunResult out = std::move(r).value();
   for (const auto& n : s.notes) out.meta.notes += n + "; ";
@@ -395,7 +405,7 @@ Result<RunResult> PreparedRun::Simulate(const std::string& policy, EventObserver
   if (!s.sharing_note.empty()) out.meta.notes += s.sharing_note + "; ";
   if (s.mig) {
     if (reconfig) out.meta.notes += FormatMigReconfigStats(*reconfig) + "; ";
-    if (Status u = NoteMigUsage(s.physical, s.mig->dynamic ? &s.workload : nullptr, &out); !u.ok())
+    if (Status u = NoteMigUsage(s.physical, s.mig->dynamic ? s.workload : nullptr, &out); !u.ok())
       return u;
   }
   return out;

@@ -184,7 +184,9 @@ class PreparedRun {
 };
 
 // Assembles runs of `in`'s workload on `cluster` (usually in.cluster) in the
-// order above. `reg` must outlive the result.
+// order above. `reg` and `in` must outlive the result (the runs read in's
+// workload in place unless a step changes it: host scaling, MIG, exclusive
+// sharing).
 Result<std::unique_ptr<PreparedRun>> BuildRun(const RunSpec& spec, const Inputs& in,
                                               const ClusterSpec& cluster,
                                               const PolicyRegistry& reg);
