@@ -18,6 +18,12 @@ class Db {
   ~Db() { sqlite3_close_v2(db_); }
 
   bool Open(const std::string& file, int flags) {
+    // Once per process, before SQLite initialises itself: no memory
+    // statistics, which otherwise take a global mutex on every allocation
+    // and free (a few per inserted row). Nothing here reads them. Refused,
+    // harmlessly, when SQLite was already initialised by other code.
+    static const int kNoMemStatus = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    (void)kNoMemStatus;
     return sqlite3_open_v2(file.c_str(), &db_, flags, nullptr) == SQLITE_OK;
   }
   bool Exec(const std::string& sql) {
