@@ -476,11 +476,10 @@ Status MigGpu::StartJob(int start, Micros now) {
   const int i = Find(start);
   if (i < 0)
     return Status::Error("no MIG instance starts at memory slice " + std::to_string(start));
-  const std::string self = FormatInstance(*model_, layout_[i]);
-  if (busy_[i]) return Status::Error(self + " is busy");
+  if (busy_[i]) return Status::Error(FormatInstance(*model_, layout_[i]) + " is busy");
   if (now < ready_at_[i]) {
-    return Status::Error(self + " is being created until " + std::to_string(ready_at_[i].us) +
-                         " us");
+    return Status::Error(FormatInstance(*model_, layout_[i]) + " is being created until " +
+                         std::to_string(ready_at_[i].us) + " us");
   }
   busy_[i] = true;
   return Status::Ok();

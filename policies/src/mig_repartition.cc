@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -85,6 +86,18 @@ class MigRepartition final : public PlacementPolicy {
     return i;
   }
 
+  // The index of `job` in the workload, or kNoJob: by address when it is one
+  // of the workload's jobs (the usual case), else by name.
+  int64_t IndexOf(const Job& job) const {
+    if (w_) {
+      const std::less<const Job*> before;
+      const Job* first = w_->jobs.data();
+      if (!before(&job, first) && before(&job, first + w_->jobs.size())) return &job - first;
+    }
+    auto it = index_.find(job.name);
+    return it == index_.end() ? kNoJob : it->second;
+  }
+
   void Init(const Workload& w) override {
     inner_->Init(w);
     w_ = &w;
@@ -140,11 +153,10 @@ class MigRepartition final : public PlacementPolicy {
     if (!live) return std::nullopt;
     // A scheduler may ask for one job several times in a pass (backfilling's
     // planning, a preemption attempt): it claims or orders a change once.
-    const auto idx = index_.find(job.name);
-    if (idx != index_.end()) {
-      if (std::find(waiting_.begin(), waiting_.end(), idx->second) != waiting_.end())
-        return std::nullopt;
-      waiting_.push_back(idx->second);
+    if (const int64_t idx = IndexOf(job); idx != kNoJob) {
+      const auto j = static_cast<JobIndex>(idx);
+      if (std::find(waiting_.begin(), waiting_.end(), j) != waiting_.end()) return std::nullopt;
+      waiting_.push_back(j);
     }
     const int64_t k = int64_t{job.tasks} * job.task.gpus;
     int64_t& claim = claims_[static_cast<size_t>(P)];
@@ -401,8 +413,7 @@ class MigRepartition final : public PlacementPolicy {
       Use(&used, best_node);
     }
     if (commit) {
-      auto it = index_.find(job.name);
-      const int64_t j = it == index_.end() ? kNoJob : it->second;
+      const int64_t j = IndexOf(job);
       for (const auto& [gi, s] : taken) {
         Gpu& g = gpus_[static_cast<size_t>(gi)];
         if (!g.mg.StartJob(s, now_).ok()) return std::nullopt;
