@@ -106,7 +106,7 @@ Status Simulation::Init() {
   // and the nodes down at the start included.
   if (Status s = InitClusterEvents(); !s.ok()) return s;
   if (Status s = sched_.Init(cluster_, w_); !s.ok()) return s;
-  finishes_.Reset(n);
+  finishes_.Reset();
   if (cfg_.keep_rows) {
     AssignHuge(jobs_, n, JobRecord{});
   } else {
@@ -219,7 +219,7 @@ Status Simulation::ProcessNext() {
       }
       break;
     case Phase::kFinish:
-      finishes_.Remove(e.job);
+      finishes_.Remove(slot_[e.job]);
       ++events_processed_;
       DoFinish(e.job);
       break;

@@ -212,7 +212,7 @@ void Simulation::StopRunning(JobIndex j, double keep_work) {
   if (r.done > keep_work && r.rate > 0) r.lost_us += (r.done - keep_work) / r.rate;
   r.done = keep_work;
   r.held_before_us += (now_ - r.start).us;
-  finishes_.Remove(j);
+  finishes_.Remove(slot_[j]);
   r.running = false;
   r.queued = true;
   r.queued_since = now_;
@@ -308,7 +308,7 @@ void Simulation::SetProgress(JobIndex j, const Progress& given) {
     r.power_uw = JobPowerUw(j, r.busy_frac);
     power_const_uw_ += r.power_uw;
   }
-  finishes_.Set(j, r.finish);
+  finishes_.Set(slot_[j], j, r.finish);
 }
 
 void Simulation::UpdateRates(const Placement& p, JobIndex except) {
@@ -1030,6 +1030,7 @@ JobRun& Simulation::Acquire(JobIndex j) {
 void Simulation::ReleaseRun(JobIndex j) {
   const uint32_t s = slot_[j];
   slot_[j] = kFinal;
+  finishes_.Remove(s);  // a job still running at the end of the run
   // Back to a fresh state, keeping the buffers of its placement and waits.
   JobRun& r = live_[s];
   Placement placement = std::move(r.placement);

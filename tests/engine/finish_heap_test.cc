@@ -12,36 +12,43 @@
 namespace utilsim {
 namespace {
 
+// Entries are found by slot; the jobs here are 1000 + slot, so that a mix-up
+// of the two shows.
+constexpr uint32_t kJob = 1000;
+void Set(FinishHeap& h, uint32_t slot, Micros t) { h.Set(slot, kJob + slot, t); }
+
+// The slots in the order their jobs come off the top.
 std::vector<uint32_t> Drain(FinishHeap& h) {
   std::vector<uint32_t> out;
   while (!h.empty()) {
-    const uint32_t j = h.top_job();
-    out.push_back(j);
-    h.Remove(j);
+    const uint32_t slot = h.top_job() - kJob;
+    out.push_back(slot);
+    h.Remove(slot);
   }
   return out;
 }
 
 TEST(FinishHeap, OrdersByTimeThenLastSet) {
   FinishHeap h;
-  h.Reset(5);
-  h.Set(0, Seconds(30));
-  h.Set(1, Seconds(10));
-  h.Set(2, Seconds(20));
-  h.Set(3, Seconds(10));  // ties with job 1, set later: after it
-  h.Set(1, Seconds(10));  // re-set: now after job 3
-  h.Set(0, Seconds(5));   // moved earlier
-  h.Set(2, Seconds(40));  // moved later
+  h.Reset();
+  Set(h, 0, Seconds(30));
+  Set(h, 1, Seconds(10));
+  Set(h, 2, Seconds(20));
+  Set(h, 3, Seconds(10));  // ties with job 1, set later: after it
+  Set(h, 1, Seconds(10));  // re-set: now after job 3
+  Set(h, 0, Seconds(5));   // moved earlier
+  Set(h, 2, Seconds(40));  // moved later
   EXPECT_EQ(h.top_time(), Seconds(5));
   EXPECT_EQ(Drain(h), (std::vector<uint32_t>{0, 3, 1, 2}));
 }
 
 TEST(FinishHeap, RemoveAnywhere) {
   FinishHeap h;
-  h.Reset(4);
-  for (uint32_t j = 0; j < 4; ++j) h.Set(j, Seconds(10 + j));
+  h.Reset();
+  for (uint32_t j = 0; j < 4; ++j) Set(h, j, Seconds(10 + j));
   h.Remove(1);
   h.Remove(1);  // absent: no-op
+  h.Remove(9);  // never set: no-op
   h.Remove(3);
   EXPECT_EQ(h.size(), 2u);
   EXPECT_EQ(Drain(h), (std::vector<uint32_t>{0, 2}));
@@ -51,7 +58,7 @@ TEST(FinishHeap, RemoveAnywhere) {
 TEST(FinishHeap, MatchesReferenceOrder) {
   const uint32_t n = 200;
   FinishHeap h;
-  h.Reset(n);
+  h.Reset();
   std::vector<std::tuple<int64_t, uint64_t, bool>> ref(n, {0, 0, false});  // time, seq, present
   Rng rng(7, 0, "finish-heap");
   uint64_t seq = 0;
@@ -62,7 +69,7 @@ TEST(FinishHeap, MatchesReferenceOrder) {
       std::get<2>(ref[j]) = false;
     } else {
       const int64_t t = static_cast<int64_t>(rng.NextU64() % 50);
-      h.Set(j, Micros(t));
+      Set(h, j, Micros(t));
       ref[j] = {t, seq++, true};
     }
   }
