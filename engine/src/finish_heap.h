@@ -5,9 +5,10 @@
 // changes leaves no stale event behind. Entries are found by the job's slot
 // in the engine's pool of live jobs (a small, reused index: the position
 // table stays as small as the jobs in the system and warm in cache, where
-// one indexed by job would be scattered over the whole workload's range). Sequence numbers come
-// from a counter bumped on every Set, so jobs finishing at the same instant run in the order their
-// finish times were last set — the order the engine's former one-event-per-rate-change scheme gave,
+// one indexed by job would be scattered over the whole workload's range).
+// Sequence numbers come from a counter bumped on every Set, so jobs finishing
+// at the same instant run in the order their finish times were last set —
+// the order the engine's former one-event-per-rate-change scheme gave,
 // without the stale events.
 #pragma once
 

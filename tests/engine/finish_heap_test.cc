@@ -34,8 +34,8 @@ TEST(FinishHeap, OrdersByTimeThenLastSet) {
   Set(h, 0, Seconds(30));
   Set(h, 1, Seconds(10));
   Set(h, 2, Seconds(20));
-  Set(h, 3, Seconds(10));  // ties with job 1, set later: after it
-  Set(h, 1, Seconds(10));  // re-set: now after job 3
+  Set(h, 3, Seconds(10));  // ties with slot 1, set later: after it
+  Set(h, 1, Seconds(10));  // re-set: now after slot 3
   Set(h, 0, Seconds(5));   // moved earlier
   Set(h, 2, Seconds(40));  // moved later
   EXPECT_EQ(h.top_time(), Seconds(5));
