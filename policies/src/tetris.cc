@@ -2,12 +2,14 @@
 // resources line up best with the task's demand. Formula in packing.h and
 // docs/packing.md.
 //
-// Search: every candidate (ForEachCandidate, pristine duplicates skipped) is
-// scored; buckets are visited from the most whole-free GPUs down and a
-// bucket is skipped when even full CPU and memory could not lift its GPU
-// term to the best so far. (A FindFirst sweep with per-resource floors, as
-// E-PVM uses, was slower here: the three terms trade off linearly, so the
-// per-resource floors prune little.)
+// Search: with one node shape and no GPU partly used, branch and bound over
+// the cluster's segment tree (ClusterState::FindMax). Otherwise every
+// candidate (ForEachCandidate, pristine duplicates skipped) is scored;
+// buckets are visited from the most whole-free GPUs down and a bucket is
+// skipped when even full CPU and memory could not lift its GPU term to the
+// best so far. (A FindFirst sweep with per-resource floors, as E-PVM uses,
+// was slower here: the three terms trade off linearly, so the per-resource
+// floors prune little.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -139,6 +141,29 @@ class Tetris final : public PlacementPolicy {
         c.allocated_gpu_milli() == kMilliPerUnit * (c.total_gpus() - c.whole_free_gpus_total());
     shares_.clear();
     for (const NodeShape& s : shapes_) shares_.push_back(SharesFor(d, s));
+    if (no_partial && shares_.size() == 1 && !d.fractional()) {
+      // One node shape, every GPU whole-free or fully used: a node's score is
+      // a function of its free whole GPUs, CPU and memory, nondecreasing in
+      // each, so the cluster's segment tree finds the argmax by branch and
+      // bound (the same node, ties to the lowest index, as the scan below).
+      const Shares& a = shares_[0];
+      // The bound: the same sum with precomputed multipliers, within 1e-14
+      // of the exact value (see the prefilter below), so two units above it
+      // are above the exact score.
+      const double rc = a.cpu / static_cast<double>(a.shape.cpu);
+      const double rm = a.mem / static_cast<double>(a.shape.mem);
+      const double rg = a.gpu > 0 ? a.gpu / static_cast<double>(a.shape.gpus) : 0.0;
+      return c.FindMax(
+          d, mask,
+          [&a](int32_t whole, int64_t cpu, int64_t mem) {
+            return ScoreAt(a, cpu, mem, GpuTerm(a, int64_t{kMilliPerUnit} * whole));
+          },
+          [=](int32_t whole, int64_t cpu, int64_t mem) {
+            const double x = static_cast<double>(cpu) * rc + static_cast<double>(mem) * rm +
+                             static_cast<double>(whole) * rg;
+            return static_cast<int64_t>(x * 1e12) + 2;
+          });
+    }
     memo_ = nullptr;
     int64_t best = -1, best_score = INT64_MIN;
     double threshold = -HUGE_VAL;  // prefilter: below it, a node cannot reach the best

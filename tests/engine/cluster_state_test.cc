@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "utilsim/engine/rng.h"
+
 namespace utilsim {
 namespace {
 
@@ -211,6 +213,73 @@ TEST(ClusterState, GpuMemoryUnknownIsNotLimited) {
   EXPECT_EQ(u.free_gpu_mem(0, 0), 0);
   u.Release({0, 0b01}, t);
   EXPECT_EQ(u.free_gpu_mem(0, 0), 0);
+}
+
+// FindMax by hand: free whole GPUs or free CPU as the score, ties to the
+// lowest index, models and cordons honoured.
+TEST(ClusterState, FindMaxHandChecked) {
+  ClusterState s = ClusterState::Build(TwoModels()).value();
+  auto whole = [](int32_t w, int64_t, int64_t) { return int64_t{w}; };
+  auto cpu = [](int32_t, int64_t c, int64_t) { return c; };
+  const TaskDemand one{1, 1000, 1000, 0, 0};
+  const TaskDemand cpu_only{0, 1000, 1000, 0, 0};
+  EXPECT_EQ(s.FindMax(one, kAnyModel, whole, whole), 0);   // a-0 and a-1 tie at 8
+  EXPECT_EQ(s.FindMax(cpu_only, kAnyModel, cpu, cpu), 3);  // the CPU node's 64 cores
+  ASSERT_TRUE(s.Allocate({0, 0xFF}, TaskDemand{8, 1000, 0, 0, 0}).ok());
+  EXPECT_EQ(s.FindMax(one, kAnyModel, whole, whole), 1);
+  EXPECT_EQ(s.FindMax(one, s.ResolveModels({"B"}), whole, whole), 2);
+  s.SetCordoned(1, true);
+  EXPECT_EQ(s.FindMax(one, kAnyModel, whole, whole), 2);
+  EXPECT_EQ(s.FindMax(TaskDemand{5, 1000, 0, 0, 0}, kAnyModel, whole, whole), -1);
+}
+
+// FindMax against scoring every node that can host the task, on random
+// states of a mixed cluster (two GPU models, CPU-only nodes, cordons): a
+// score with many ties, with the bound equal to it and looser than it.
+TEST(ClusterState, FindMaxEqualsBruteForce) {
+  ClusterSpec spec = TwoModels();
+  spec.groups = {{"a", 9, "A", 8, 32000, 256LL << 30, 0},
+                 {"b", 7, "B", 4, 16000, 128LL << 30, 0},
+                 {"cpu", 3, "", 0, 64000, 256LL << 30, 0}};
+  Rng r(5, 0, "find-max-test");
+  for (int round = 0; round < 50; ++round) {
+    ClusterState s = ClusterState::Build(spec).value();
+    const NodeIndex nodes = static_cast<NodeIndex>(s.num_nodes());
+    for (int k = 0; k < 60; ++k) {
+      const TaskDemand d{static_cast<int32_t>(r.UniformInt(0, 4)), 1000, 4000 * r.UniformInt(0, 4),
+                         (16LL << 30) * r.UniformInt(0, 4), 0};
+      const NodeIndex n = static_cast<NodeIndex>(r.UniformInt(0, nodes - 1));
+      if (s.CanHost(n, d, kAnyModel)) {
+        ASSERT_TRUE(s.Allocate({n, s.PickGpus(n, d)}, d).ok());
+      }
+    }
+    for (int k = 0; k < 2; ++k)
+      s.SetCordoned(static_cast<NodeIndex>(r.UniformInt(0, nodes - 1)), true);
+    // Coarse units: many nodes tie.
+    auto score = [](int32_t w, int64_t c, int64_t m) {
+      return int64_t{w} * 100 + c / 8000 * 10 + (m >> 30) / 64;
+    };
+    const int64_t slack = r.UniformInt(0, 30);
+    auto loose = [&](int32_t w, int64_t c, int64_t m) { return score(w, c, m) + slack; };
+    for (int t = 0; t < 20; ++t) {
+      const TaskDemand d{static_cast<int32_t>(r.UniformInt(0, 5)), 1000, 2000 * r.UniformInt(0, 8),
+                         (8LL << 30) * r.UniformInt(0, 8), 0};
+      const ModelMask mask = t % 4 == 3 ? s.ResolveModels({"B"}) : kAnyModel;
+      int64_t want = -1, want_score = INT64_MIN;
+      for (NodeIndex n = 0; n < nodes; ++n) {
+        if (!s.CanHost(n, d, mask)) continue;
+        const int64_t v = score(s.free_whole_gpus(n), s.free_cpu(n), s.free_mem(n));
+        if (v > want_score) {
+          want = n;
+          want_score = v;
+        }
+      }
+      SCOPED_TRACE("round " + std::to_string(round) + " task " + std::to_string(t));
+      EXPECT_EQ(s.FindMax(d, mask, score, score), want);
+      EXPECT_EQ(s.FindMax(d, mask, score, loose), want);
+      EXPECT_EQ(s.FindFirst(0, d, mask) < 0, want < 0);
+    }
+  }
 }
 
 }  // namespace

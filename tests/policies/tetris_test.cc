@@ -1,6 +1,7 @@
 // Tetris alignment (packing.h): hand-computed choices that differ from best
-// and worst fit, and the bucket-bounded search against a brute-force
-// reference of the same formula on random cluster states.
+// and worst fit, and the bucket-bounded search (several node shapes) and the
+// segment-tree search (one shape) against a brute-force reference of the
+// same formula on random cluster states.
 #include <gtest/gtest.h>
 
 #include "utilsim/engine/rng.h"
@@ -136,6 +137,46 @@ TEST(Tetris, BoundedSearchEqualsBruteForce) {
       Job j = OneTask(static_cast<int>(r.UniformInt(0, 4)), 1000 * r.UniformInt(1, 16),
                       kGiB * r.UniformInt(1, 96));
       if (fractions && j.task.gpus == 1) j.task.gpu_milli = 300;
+      int64_t want = -1, want_score = INT64_MIN;
+      for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
+        if (!c.CanHost(n, j.task, kAnyModel)) continue;
+        const int64_t score = TetrisReference(c, n, j.task);
+        if (score > want_score) {
+          want = n;
+          want_score = score;
+        }
+      }
+      SCOPED_TRACE("round " + std::to_string(round) + " task " + std::to_string(t));
+      EXPECT_EQ(Chosen(*tetris, j, c), want);
+    }
+  }
+}
+
+// One node shape and no GPU partly used: the policy searches the cluster's
+// segment tree by branch and bound (ClusterState::FindMax) instead of the
+// buckets. 37 nodes (the tree pads to 64 leaves), some cordoned, many in the
+// same state (ties go to the lowest index), CPU-only and whole-GPU tasks.
+TEST(Tetris, OneShapeTreeSearchEqualsBruteForce) {
+  Rng r(12, 0, "tetris-one-shape");
+  for (int round = 0; round < 40; ++round) {
+    ClusterState c = Build({{"a", 37, "G", 8, 64000, 512 * kGiB, 0}});
+    // Few distinct demands, so that many nodes end in equal states.
+    const int load = static_cast<int>(r.UniformInt(0, 120));
+    for (int k = 0; k < load; ++k) {
+      TaskDemand d;
+      d.gpus = static_cast<int32_t>(r.UniformInt(0, 2)) * 2;
+      d.cpu_milli = 8000 * r.UniformInt(0, 2);
+      d.mem_bytes = 64 * kGiB * r.UniformInt(0, 2);
+      const NodeIndex n = static_cast<NodeIndex>(r.UniformInt(0, 36));
+      if (c.CanHost(n, d, kAnyModel)) {
+        ASSERT_TRUE(c.Allocate({n, c.PickGpus(n, d)}, d).ok());
+      }
+    }
+    for (int k = 0; k < 3; ++k) c.SetCordoned(static_cast<NodeIndex>(r.UniformInt(0, 36)), true);
+    auto tetris = MakeTetris();
+    for (int t = 0; t < 30; ++t) {
+      Job j = OneTask(static_cast<int>(r.UniformInt(0, 8)), 1000 * r.UniformInt(0, 64),
+                      kGiB * r.UniformInt(0, 512));
       int64_t want = -1, want_score = INT64_MIN;
       for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
         if (!c.CanHost(n, j.task, kAnyModel)) continue;

@@ -178,6 +178,17 @@ class ClusterState {
   // Leftmost node with index >= from that can host d now, or -1; with
   // budget false, the power budget is ignored (HostsResources).
   int64_t FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask, bool budget = true) const;
+  // The node that can host one whole-GPU or CPU-only task of d now (CanHost)
+  // with the greatest score(free whole GPUs, free CPU, free memory), ties to
+  // the lowest index; -1 if none. score(int32_t, int64_t, int64_t) returns
+  // int64_t and must be nondecreasing in each argument; bound (same
+  // signature) must be >= score for the same arguments (a cheaper, looser
+  // form of it; score itself will do). A subtree of the segment tree is
+  // skipped when bound of its maxima cannot beat the best so far (branch and
+  // bound), so the result equals scoring every node that can host d.
+  // Precondition: d is not fractional; as for FindFirst, no DeferIndex open.
+  template <typename Score, typename Bound>
+  int64_t FindMax(const TaskDemand& d, ModelMask mask, Score&& score, Bound&& bound) const;
 
   // Totals.
   int64_t total_gpus() const { return total_gpus_; }
@@ -241,5 +252,70 @@ class ClusterState {
 // Formats a placement as "node:gpu,gpu;node:gpu" (CPU-only tasks: "node:"),
 // the results' placement format (docs/results.md).
 std::string FormatPlacement(const Placement& p, const ClusterState& c);
+
+// Branch and bound, depth first: a subtree's bound is bound() of its
+// maxima, which cover d's CPU, memory and whole GPUs; no node in it scores
+// more (score is nondecreasing, bound >= score). Of two children the one
+// with the higher bound is entered first (the left one on a tie), the other
+// kept on a stack and tested again when it comes up. The result does not
+// depend on the order: a subtree is left out only when none of its nodes can
+// beat the best, nor tie it at a lower index.
+template <typename Score, typename Bound>
+int64_t ClusterState::FindMax(const TaskDemand& d, ModelMask mask, Score&& score,
+                              Bound&& bound) const {
+  // The first node that can host d (none: no search) seeds the best: the
+  // bounds then prune from the start, and a failing search costs one descent.
+  const int64_t first = FindFirst(0, d, mask);
+  if (first < 0) return -1;
+  int64_t best = first;
+  int64_t best_score =
+      score(free_whole_[static_cast<NodeIndex>(first)], free_cpu_[static_cast<NodeIndex>(first)],
+            free_mem_[static_cast<NodeIndex>(first)]);
+  struct Item {
+    size_t pos, lo, width;
+    int64_t ub;
+  };
+  Item stack[64];  // one entry a level at most
+  int top = 0;
+  const Maxes& root = tree_[1];
+  stack[top++] = {1, 0, leaves_, bound(root.whole, root.cpu, root.mem)};
+  auto fits = [&](const Maxes& x) {
+    return x.cpu >= d.cpu_milli && x.mem >= d.mem_bytes && x.whole >= d.gpus;
+  };
+  while (top > 0) {
+    Item it = stack[--top];
+    for (;;) {
+      if (it.lo >= nodes_.size()) break;
+      if (it.ub < best_score || (it.ub == best_score && static_cast<int64_t>(it.lo) > best)) break;
+      if (it.width == 1) {  // a leaf: its maxima are the node's free figures
+        const auto n = static_cast<NodeIndex>(it.lo);
+        const int64_t s = score(free_whole_[n], free_cpu_[n], free_mem_[n]);
+        if ((s > best_score || (s == best_score && static_cast<int64_t>(n) < best)) &&
+            CanHost(n, d, mask)) {
+          best = static_cast<int64_t>(n);
+          best_score = s;
+        }
+        break;
+      }
+      const size_t half = it.width / 2, mid = it.lo + half;
+      const Maxes& a = tree_[2 * it.pos];
+      const Maxes& b = tree_[2 * it.pos + 1];
+      const bool fa = fits(a), fb = mid < nodes_.size() && fits(b);
+      const int64_t ua = fa ? bound(a.whole, a.cpu, a.mem) : 0;
+      const int64_t ub = fb ? bound(b.whole, b.cpu, b.mem) : 0;
+      const Item left{2 * it.pos, it.lo, half, ua}, right{2 * it.pos + 1, mid, half, ub};
+      if (fb && (!fa || ub > ua)) {
+        if (fa) stack[top++] = left;
+        it = right;
+      } else if (fa) {
+        if (fb) stack[top++] = right;
+        it = left;
+      } else {
+        break;
+      }
+    }
+  }
+  return best;
+}
 
 }  // namespace utilsim
