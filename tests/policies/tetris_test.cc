@@ -114,6 +114,21 @@ int64_t TetrisReference(const ClusterState& c, NodeIndex n, const TaskDemand& d)
   return static_cast<int64_t>(x * 1e12 + 0.5);
 }
 
+// The node that can host d with the largest TetrisReference, ties to the
+// lowest index; -1 if none.
+int64_t BruteForce(const ClusterState& c, const TaskDemand& d) {
+  int64_t want = -1, want_score = INT64_MIN;
+  for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
+    if (!c.CanHost(n, d, kAnyModel)) continue;
+    const int64_t score = TetrisReference(c, n, d);
+    if (score > want_score) {
+      want = n;
+      want_score = score;
+    }
+  }
+  return want;
+}
+
 TEST(Tetris, BoundedSearchEqualsBruteForce) {
   Rng r(11, 0, "tetris-test");
   for (int round = 0; round < 60; ++round) {
@@ -137,17 +152,8 @@ TEST(Tetris, BoundedSearchEqualsBruteForce) {
       Job j = OneTask(static_cast<int>(r.UniformInt(0, 4)), 1000 * r.UniformInt(1, 16),
                       kGiB * r.UniformInt(1, 96));
       if (fractions && j.task.gpus == 1) j.task.gpu_milli = 300;
-      int64_t want = -1, want_score = INT64_MIN;
-      for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
-        if (!c.CanHost(n, j.task, kAnyModel)) continue;
-        const int64_t score = TetrisReference(c, n, j.task);
-        if (score > want_score) {
-          want = n;
-          want_score = score;
-        }
-      }
       SCOPED_TRACE("round " + std::to_string(round) + " task " + std::to_string(t));
-      EXPECT_EQ(Chosen(*tetris, j, c), want);
+      EXPECT_EQ(Chosen(*tetris, j, c), BruteForce(c, j.task));
     }
   }
 }
@@ -177,17 +183,8 @@ TEST(Tetris, OneShapeTreeSearchEqualsBruteForce) {
     for (int t = 0; t < 30; ++t) {
       Job j = OneTask(static_cast<int>(r.UniformInt(0, 8)), 1000 * r.UniformInt(0, 64),
                       kGiB * r.UniformInt(0, 512));
-      int64_t want = -1, want_score = INT64_MIN;
-      for (NodeIndex n = 0; n < c.num_nodes(); ++n) {
-        if (!c.CanHost(n, j.task, kAnyModel)) continue;
-        const int64_t score = TetrisReference(c, n, j.task);
-        if (score > want_score) {
-          want = n;
-          want_score = score;
-        }
-      }
       SCOPED_TRACE("round " + std::to_string(round) + " task " + std::to_string(t));
-      EXPECT_EQ(Chosen(*tetris, j, c), want);
+      EXPECT_EQ(Chosen(*tetris, j, c), BruteForce(c, j.task));
     }
   }
 }
