@@ -234,8 +234,9 @@ TEST(ClusterState, FindMaxHandChecked) {
 }
 
 // FindMax against scoring every node that can host the task, on random
-// states of a mixed cluster (two GPU models, CPU-only nodes, cordons): a
-// score with many ties, with the bound equal to it and looser than it.
+// states of a mixed cluster (two GPU models, CPU-only nodes, cordons, GPUs
+// partly used), for whole-GPU, fractional and CPU-only tasks: a score with
+// many ties, with the bound equal to it and looser than it.
 TEST(ClusterState, FindMaxEqualsBruteForce) {
   ClusterSpec spec = TwoModels();
   spec.groups = {{"a", 9, "A", 8, 32000, 256LL << 30, 0},
@@ -246,8 +247,9 @@ TEST(ClusterState, FindMaxEqualsBruteForce) {
     ClusterState s = ClusterState::Build(spec).value();
     const NodeIndex nodes = static_cast<NodeIndex>(s.num_nodes());
     for (int k = 0; k < 60; ++k) {
-      const TaskDemand d{static_cast<int32_t>(r.UniformInt(0, 4)), 1000, 4000 * r.UniformInt(0, 4),
-                         (16LL << 30) * r.UniformInt(0, 4), 0};
+      TaskDemand d{static_cast<int32_t>(r.UniformInt(0, 4)), 1000, 4000 * r.UniformInt(0, 4),
+                   (16LL << 30) * r.UniformInt(0, 4), 0};
+      if (k % 3 == 2) d = {1, static_cast<int32_t>(250 * r.UniformInt(1, 3)), 1000, 0, 0};
       const NodeIndex n = static_cast<NodeIndex>(r.UniformInt(0, nodes - 1));
       if (s.CanHost(n, d, kAnyModel)) {
         ASSERT_TRUE(s.Allocate({n, s.PickGpus(n, d)}, d).ok());
@@ -255,15 +257,19 @@ TEST(ClusterState, FindMaxEqualsBruteForce) {
     }
     for (int k = 0; k < 2; ++k)
       s.SetCordoned(static_cast<NodeIndex>(r.UniformInt(0, nodes - 1)), true);
-    // Coarse units: many nodes tie.
-    auto score = [](int32_t w, int64_t c, int64_t m) {
-      return int64_t{w} * 100 + c / 8000 * 10 + (m >> 30) / 64;
+    // Coarse units: many nodes tie. Every other round without the GPU term,
+    // so that a node without a whole-free GPU (a fractional task's share on a
+    // partly used GPU) can win.
+    const int64_t per_gpu = round % 2 == 0 ? 100 : 0;
+    auto score = [per_gpu](int32_t w, int64_t c, int64_t m) {
+      return int64_t{w} * per_gpu + c / 8000 * 10 + (m >> 30) / 64;
     };
     const int64_t slack = r.UniformInt(0, 30);
     auto loose = [&](int32_t w, int64_t c, int64_t m) { return score(w, c, m) + slack; };
     for (int t = 0; t < 20; ++t) {
-      const TaskDemand d{static_cast<int32_t>(r.UniformInt(0, 5)), 1000, 2000 * r.UniformInt(0, 8),
-                         (8LL << 30) * r.UniformInt(0, 8), 0};
+      TaskDemand d{static_cast<int32_t>(r.UniformInt(0, 5)), 1000, 2000 * r.UniformInt(0, 8),
+                   (8LL << 30) * r.UniformInt(0, 8), 0};
+      if (t % 5 == 4) d = {1, static_cast<int32_t>(100 * r.UniformInt(1, 9)), d.cpu_milli, 0, 0};
       const ModelMask mask = t % 4 == 3 ? s.ResolveModels({"B"}) : kAnyModel;
       int64_t want = -1, want_score = INT64_MIN;
       for (NodeIndex n = 0; n < nodes; ++n) {

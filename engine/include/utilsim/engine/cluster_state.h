@@ -178,15 +178,15 @@ class ClusterState {
   // Leftmost node with index >= from that can host d now, or -1; with
   // budget false, the power budget is ignored (HostsResources).
   int64_t FindFirst(NodeIndex from, const TaskDemand& d, ModelMask mask, bool budget = true) const;
-  // The node that can host one whole-GPU or CPU-only task of d now (CanHost)
-  // with the greatest score(free whole GPUs, free CPU, free memory), ties to
-  // the lowest index; -1 if none. score(int32_t, int64_t, int64_t) returns
-  // int64_t and must be nondecreasing in each argument; bound (same
-  // signature) must be >= score for the same arguments (a cheaper, looser
-  // form of it; score itself will do). A subtree of the segment tree is
-  // skipped when bound of its maxima cannot beat the best so far (branch and
-  // bound), so the result equals scoring every node that can host d.
-  // Precondition: d is not fractional; as for FindFirst, no DeferIndex open.
+  // The node that can host one task of d now (CanHost) with the greatest
+  // score(free whole GPUs, free CPU, free memory), ties to the lowest index;
+  // -1 if none. score(int32_t, int64_t, int64_t) returns int64_t and must be
+  // nondecreasing in each argument; bound (same signature) must be >= score
+  // for the same arguments (a cheaper, looser form of it; score itself will
+  // do). A subtree of the segment tree is skipped when bound of its maxima
+  // cannot beat the best so far (branch and bound), so the result equals
+  // scoring every node that can host d. Precondition, as for FindFirst: no
+  // DeferIndex open.
   template <typename Score, typename Bound>
   int64_t FindMax(const TaskDemand& d, ModelMask mask, Score&& score, Bound&& bound) const;
 
@@ -254,8 +254,9 @@ class ClusterState {
 std::string FormatPlacement(const Placement& p, const ClusterState& c);
 
 // Branch and bound, depth first: a subtree's bound is bound() of its
-// maxima, which cover d's CPU, memory and whole GPUs; no node in it scores
-// more (score is nondecreasing, bound >= score). Of two children the one
+// maxima, which cover d's CPU, memory and GPUs (whole ones, or the largest
+// free share for a fractional task: FindFirst's pruning); no node in it
+// scores more (score is nondecreasing, bound >= score). Of two children the one
 // with the higher bound is entered first (the left one on a tie), the other
 // kept on a stack and tested again when it comes up. The result does not
 // depend on the order: a subtree is left out only when none of its nodes can
@@ -280,7 +281,8 @@ int64_t ClusterState::FindMax(const TaskDemand& d, ModelMask mask, Score&& score
   const Maxes& root = tree_[1];
   stack[top++] = {1, 0, leaves_, bound(root.whole, root.cpu, root.mem)};
   auto fits = [&](const Maxes& x) {
-    return x.cpu >= d.cpu_milli && x.mem >= d.mem_bytes && x.whole >= d.gpus;
+    return x.cpu >= d.cpu_milli && x.mem >= d.mem_bytes &&
+           (d.fractional() ? x.share >= d.gpu_milli : x.whole >= d.gpus);
   };
   while (top > 0) {
     Item it = stack[--top];
