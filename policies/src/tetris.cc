@@ -141,14 +141,16 @@ class Tetris final : public PlacementPolicy {
         c.allocated_gpu_milli() == kMilliPerUnit * (c.total_gpus() - c.whole_free_gpus_total());
     shares_.clear();
     for (const NodeShape& s : shapes_) shares_.push_back(SharesFor(d, s));
-    if (no_partial && shares_.size() == 1 && !d.fractional()) {
+    if (no_partial && shares_.size() == 1) {
       // One node shape, every GPU whole-free or fully used: a node's score is
       // a function of its free whole GPUs, CPU and memory, nondecreasing in
-      // each, so the cluster's segment tree finds the argmax by branch and
-      // bound (the same node, ties to the lowest index, as the scan below).
+      // each (a fractional task too: its GPU term counts the whole-free GPUs,
+      // the only ones it can use), so the cluster's segment tree finds the
+      // argmax by branch and bound (the same node, ties to the lowest index,
+      // as scoring every candidate).
       const Shares& a = shares_[0];
       // The bound: the same sum with precomputed multipliers, within 1e-14
-      // of the exact value (see the prefilter below), so two units above it
+      // of the exact value (as the prefilter below), so two units above it
       // are above the exact score.
       const double rc = a.cpu / static_cast<double>(a.shape.cpu);
       const double rm = a.mem / static_cast<double>(a.shape.mem);
@@ -178,38 +180,6 @@ class Tetris final : public PlacementPolicy {
         c, d, mask, /*descending=*/true, [&](int, int k, const NodeSet& nodes) {
           if (!shares_.empty() && BucketBound(k, no_partial) < best_score) return true;
           const int64_t top = no_partial ? ExactBucketMax(k) : INT64_MAX;
-          // Nodes from this index on cannot win (ascending in the bucket).
-          auto stop_at = [&]() -> NodeIndex {
-            if (best_score > top) return 0;
-            return best_score == top ? static_cast<NodeIndex>(best) + 1 : NodeSet::kEnd;
-          };
-          if (no_partial && shares_.size() == 1) {  // one node shape: no per-node lookups
-            const Shares& a = shares_[0];
-            const double rc = a.cpu / static_cast<double>(a.shape.cpu);
-            const double rm = a.mem / static_cast<double>(a.shape.mem);
-            const double gpu = GpuTerm(a, int64_t{kMilliPerUnit} * k);
-            const double g = a.gpu > 0 ? gpu : 0.0;
-            NodeIndex stop = stop_at();
-            auto score = [&](NodeIndex n) {  // n passes CandidateFits
-              const int64_t fc = c.free_cpu(n), fm = c.free_mem(n);
-              const double approx = static_cast<double>(fc) * rc + static_cast<double>(fm) * rm + g;
-              if (approx < threshold) return;
-              take(n, ScoreAt(a, fc, fm, gpu));
-              stop = stop_at();
-            };
-            // A few nodes one by one (the best often reaches the bucket's
-            // most on its first node), then the rest collected.
-            NodeIndex n = nodes.Next(0);
-            for (int i = 0; i < 4 && n < stop; ++i, n = nodes.Next(n + 1))
-              if (packing_internal::CandidateFits(c, d, mask, k, n)) score(n);
-            if (n >= stop) return true;
-            const NodeIndex end = static_cast<NodeIndex>(c.num_nodes());
-            if (fits_.size() < end) fits_.resize(end);
-            const size_t len =
-                packing_internal::CollectFits(c, d, mask, k, nodes, n, end, fits_.data());
-            for (size_t i = 0; i < len && fits_[i] < stop; ++i) score(fits_[i]);
-            return true;
-          }
           for (NodeIndex n : nodes) {
             if (best_score > top || (best_score == top && best < static_cast<int64_t>(n))) break;
             if (!packing_internal::CandidateFits(c, d, mask, k, n)) continue;
@@ -232,7 +202,6 @@ class Tetris final : public PlacementPolicy {
     return best;
   }
 
-  std::vector<NodeIndex> fits_;  // CollectFits' room
   const Shares* memo_ = nullptr;
   double memo_cpu_ = 0, memo_mem_ = 0;
   std::vector<NodeShape> shapes_;

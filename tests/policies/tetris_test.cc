@@ -161,7 +161,8 @@ TEST(Tetris, BoundedSearchEqualsBruteForce) {
 // One node shape and no GPU partly used: the policy searches the cluster's
 // segment tree by branch and bound (ClusterState::FindMax) instead of the
 // buckets. 37 nodes (the tree pads to 64 leaves), some cordoned, many in the
-// same state (ties go to the lowest index), CPU-only and whole-GPU tasks.
+// same state (ties go to the lowest index), CPU-only, whole-GPU and
+// fractional tasks.
 TEST(Tetris, OneShapeTreeSearchEqualsBruteForce) {
   Rng r(12, 0, "tetris-one-shape");
   for (int round = 0; round < 40; ++round) {
@@ -183,6 +184,10 @@ TEST(Tetris, OneShapeTreeSearchEqualsBruteForce) {
     for (int t = 0; t < 30; ++t) {
       Job j = OneTask(static_cast<int>(r.UniformInt(0, 8)), 1000 * r.UniformInt(0, 64),
                       kGiB * r.UniformInt(0, 512));
+      if (t % 4 == 3) {  // a share of one GPU (the cluster has none in use)
+        j.task.gpus = 1;
+        j.task.gpu_milli = static_cast<int32_t>(100 * r.UniformInt(1, 9));
+      }
       SCOPED_TRACE("round " + std::to_string(round) + " task " + std::to_string(t));
       EXPECT_EQ(Chosen(*tetris, j, c), BruteForce(c, j.task));
     }

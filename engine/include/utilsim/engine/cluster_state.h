@@ -264,60 +264,66 @@ std::string FormatPlacement(const Placement& p, const ClusterState& c);
 template <typename Score, typename Bound>
 int64_t ClusterState::FindMax(const TaskDemand& d, ModelMask mask, Score&& score,
                               Bound&& bound) const {
-  // The first node that can host d (none: no search) seeds the best: the
-  // bounds then prune from the start, and a failing search costs one descent.
-  const int64_t first = FindFirst(0, d, mask);
-  if (first < 0) return -1;
-  int64_t best = first;
-  int64_t best_score =
-      score(free_whole_[static_cast<NodeIndex>(first)], free_cpu_[static_cast<NodeIndex>(first)],
-            free_mem_[static_cast<NodeIndex>(first)]);
-  struct Item {
-    size_t pos, lo, width;
-    int64_t ub;
-  };
-  Item stack[64];  // one entry a level at most
-  int top = 0;
-  const Maxes& root = tree_[1];
-  stack[top++] = {1, 0, leaves_, bound(root.whole, root.cpu, root.mem)};
-  auto fits = [&](const Maxes& x) {
-    return x.cpu >= d.cpu_milli && x.mem >= d.mem_bytes &&
-           (d.fractional() ? x.share >= d.gpu_milli : x.whole >= d.gpus);
-  };
-  while (top > 0) {
-    Item it = stack[--top];
-    for (;;) {
-      if (it.lo >= nodes_.size()) break;
-      if (it.ub < best_score || (it.ub == best_score && static_cast<int64_t>(it.lo) > best)) break;
-      if (it.width == 1) {  // a leaf: its maxima are the node's free figures
-        const auto n = static_cast<NodeIndex>(it.lo);
-        const int64_t s = score(free_whole_[n], free_cpu_[n], free_mem_[n]);
-        if ((s > best_score || (s == best_score && static_cast<int64_t>(n) < best)) &&
-            CanHost(n, d, mask)) {
-          best = static_cast<int64_t>(n);
-          best_score = s;
+  // kShare: d is fractional (prune on the largest free share, not the
+  // whole-free GPUs), a compile-time choice kept off the hot loop.
+  auto search = [&]<bool kShare>() -> int64_t {
+    // The first node that can host d (none: no search) seeds the best: the
+    // bounds then prune from the start, and a failing search costs one descent.
+    const int64_t first = FindFirst(0, d, mask);
+    if (first < 0) return -1;
+    int64_t best = first;
+    int64_t best_score =
+        score(free_whole_[static_cast<NodeIndex>(first)], free_cpu_[static_cast<NodeIndex>(first)],
+              free_mem_[static_cast<NodeIndex>(first)]);
+    struct Item {
+      size_t pos, lo, width;
+      int64_t ub;
+    };
+    Item stack[64];  // one entry a level at most
+    int top = 0;
+    const Maxes& root = tree_[1];
+    stack[top++] = {1, 0, leaves_, bound(root.whole, root.cpu, root.mem)};
+    auto fits = [&](const Maxes& x) {
+      return x.cpu >= d.cpu_milli && x.mem >= d.mem_bytes &&
+             (kShare ? x.share >= d.gpu_milli : x.whole >= d.gpus);
+    };
+    while (top > 0) {
+      Item it = stack[--top];
+      for (;;) {
+        if (it.lo >= nodes_.size()) break;
+        if (it.ub < best_score || (it.ub == best_score && static_cast<int64_t>(it.lo) > best))
+          break;
+        if (it.width == 1) {  // a leaf: its maxima are the node's free figures
+          const auto n = static_cast<NodeIndex>(it.lo);
+          const int64_t s = score(free_whole_[n], free_cpu_[n], free_mem_[n]);
+          if ((s > best_score || (s == best_score && static_cast<int64_t>(n) < best)) &&
+              CanHost(n, d, mask)) {
+            best = static_cast<int64_t>(n);
+            best_score = s;
+          }
+          break;
         }
-        break;
-      }
-      const size_t half = it.width / 2, mid = it.lo + half;
-      const Maxes& a = tree_[2 * it.pos];
-      const Maxes& b = tree_[2 * it.pos + 1];
-      const bool fa = fits(a), fb = mid < nodes_.size() && fits(b);
-      const int64_t ua = fa ? bound(a.whole, a.cpu, a.mem) : 0;
-      const int64_t ub = fb ? bound(b.whole, b.cpu, b.mem) : 0;
-      const Item left{2 * it.pos, it.lo, half, ua}, right{2 * it.pos + 1, mid, half, ub};
-      if (fb && (!fa || ub > ua)) {
-        if (fa) stack[top++] = left;
-        it = right;
-      } else if (fa) {
-        if (fb) stack[top++] = right;
-        it = left;
-      } else {
-        break;
+        const size_t half = it.width / 2, mid = it.lo + half;
+        const Maxes& a = tree_[2 * it.pos];
+        const Maxes& b = tree_[2 * it.pos + 1];
+        const bool fa = fits(a), fb = mid < nodes_.size() && fits(b);
+        const int64_t ua = fa ? bound(a.whole, a.cpu, a.mem) : 0;
+        const int64_t ub = fb ? bound(b.whole, b.cpu, b.mem) : 0;
+        const Item left{2 * it.pos, it.lo, half, ua}, right{2 * it.pos + 1, mid, half, ub};
+        if (fb && (!fa || ub > ua)) {
+          if (fa) stack[top++] = left;
+          it = right;
+        } else if (fa) {
+          if (fb) stack[top++] = right;
+          it = left;
+        } else {
+          break;
+        }
       }
     }
-  }
-  return best;
+    return best;
+  };
+  return d.fractional() ? search.template operator()<true>() : search.template operator()<false>();
 }
 
 }  // namespace utilsim
