@@ -13,7 +13,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::FakeFifo;
 using testing::MakeJob;
@@ -207,5 +207,5 @@ TEST(SameState, ComparesEveryFieldButTheTime) {
   EXPECT_TRUE(SameState(a, b));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -5,7 +5,7 @@
 #include "utilsim/engine/rng.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec TwoModels() {
   ClusterSpec s;
@@ -288,5 +288,5 @@ TEST(ClusterState, FindMaxEqualsBruteForce) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include "utilsim/engine/wait.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Nodes(int gpus, int count) {
   ClusterSpec s;
@@ -319,11 +319,11 @@ TEST(Waits, CauseNamesRoundTrip) {
   EXPECT_FALSE(ParseWaitCause("outage", &c));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(PowerOff, IdleNodesSwitchOffAndWakeForQueuedJobs) {
   // Two 1-GPU nodes; off after 100 s empty, 50 s to wake. a runs 0..10 on
@@ -370,11 +370,11 @@ TEST(PowerOff, IdleNodesSwitchOffAndWakeForQueuedJobs) {
   EXPECT_EQ(r2.value().summary.wakeups, 0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(PowerOff, AStrandedNodeSwitchedOffDrawsNothing) {
   // s-0 has too few cores for the only job shape: its GPU is stranded even
@@ -402,11 +402,11 @@ TEST(PowerOff, AStrandedNodeSwitchedOffDrawsNothing) {
   EXPECT_NEAR(sum.off_gpu_h, 200 / 3600.0, 1e-12);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(Energy, MigInstancesDrawTheirSlicesShareOfTheGpu) {
   // A 3g.20gb instance of an A100-40GB (not named in the power model) draws
@@ -436,5 +436,5 @@ TEST(Energy, MigInstancesDrawTheirSlicesShareOfTheGpu) {
   EXPECT_NEAR(r.value().summary.energy_free_kwh * 3.6e6, 140, 1e-6);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -12,7 +12,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::FakeFifo;
 using testing::MakeJob;
@@ -200,5 +200,5 @@ TEST(Engine, EventKindNames) {
   EXPECT_STREQ(EventKindName(EventKind::kSample), "sample");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(EventQueue, OrdersByTimeThenPhaseThenSequence) {
   EventQueue q;
@@ -28,5 +28,5 @@ TEST(EventQueue, ManyEqualKeysKeepInsertionOrder) {
   for (uint32_t i = 0; i < 1000; ++i) ASSERT_EQ(q.Pop().job, i);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

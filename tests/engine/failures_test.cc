@@ -11,7 +11,7 @@
 #include "utilsim/engine/cluster_events.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kDayUs = 86400 * kMicrosPerSecond;
 constexpr int64_t kHourUs = 3600 * kMicrosPerSecond;
@@ -406,5 +406,5 @@ TEST(Failures, StragglerClassesSlowInsteadOfDown) {
   EXPECT_FALSE(DrawFailures(m, c, Micros(0), Seconds(86400), 3).ok());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include "utilsim/engine/rng.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Entries are found by slot; the jobs here are 1000 + slot, so that a mix-up
 // of the two shows.
@@ -82,5 +82,5 @@ TEST(FinishHeap, MatchesReferenceOrder) {
   EXPECT_EQ(Drain(h), expect);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

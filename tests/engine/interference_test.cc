@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 CoRunner Job(double u, double m, double mib = 1000, double p = 0) {
   CoRunner r;
@@ -211,5 +211,5 @@ TEST(InterferenceMemory, InvalidInputs) {
   EXPECT_EQ(CheckCoRunMemory(std::span(rs).first(1), 0).verdict, GpuMemoryCheck::Verdict::kInvalid);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -337,5 +337,5 @@ TEST(RightSizeMig, Errors) {
   EXPECT_TRUE(Has(r.status().message(), "declares no MIG layouts")) << r.status().message();
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include "utilsim/engine/mig_cluster.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 // H100 profile indices (mig.h order): 1g.10gb 0, 1g.20gb 2, 2g.20gb 3,
@@ -134,5 +134,5 @@ TEST(RightSizeMigDynamic, Errors) {
             "A100-40GB, A100-80GB, H100-80GB, H200-141GB)");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

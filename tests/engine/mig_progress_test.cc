@@ -19,7 +19,7 @@
 #include "utilsim/engine/mig_cluster.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -154,11 +154,11 @@ TEST_F(MigProgressTest, IdentityWithoutInstances) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Dynamic MIG: the cluster is not expanded; on a node of a `mig` group the
 // task's own profile (TaskDemand::mig_profile) sets the speed; elsewhere, or
@@ -188,11 +188,11 @@ TEST(MigProgressDynamic, TaskProfileOnManagedGroupsOnly) {
   EXPECT_DOUBLE_EQ(mp.InstanceSpeed(j, on_mig, st.value()), 1.0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Dynamic MIG: a 1g task holds 125 milli but its utilization is of a whole
 // GPU, so its busy fraction of the held share is the inner one / 0.125:
@@ -219,5 +219,5 @@ TEST(MigProgressDynamic, BusyFractionOfTheHeldSlices) {
   EXPECT_NEAR(mp.BusyFraction(w.jobs[0], w, Micros(0), 1.0, 1.0), 0.05, 1e-6);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -14,7 +14,7 @@
 #include <vector>
 
 namespace utilsim::mig {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 const GpuModel& Model(const char* name) {
   const GpuModel* m = FindGpuModel(name);
@@ -537,5 +537,5 @@ TEST(MigSpeedModel, DemandByKindAndTokens) {
   EXPECT_NEAR(MigSpeed(a.profiles[0], MigDemandFromUtil(0.146, p), p), 0.44 / 0.146 / 7.41, 1e-12);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::mig

@@ -7,7 +7,7 @@
 #include "utilsim/engine/rng.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(NodeSet, MatchesStdSetUnderRandomOperations) {
   // Capacity spans several summary blocks (4096 nodes each).
@@ -49,5 +49,5 @@ TEST(NodeSet, EdgesOfWordsAndBlocks) {
   EXPECT_EQ(s.count(62), 0u);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(ParallelFor, CallsEveryIndexOnce) {
   for (size_t threads : {0, 1, 2, 3, 8, 100}) {
@@ -79,5 +79,5 @@ TEST(ResolveThreads, ZeroMeansHardwareConcurrency) {
   EXPECT_EQ(ResolveThreads(0), std::max(1u, std::thread::hardware_concurrency()));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -8,7 +8,7 @@
 #include "utilsim/engine/power.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Zeus NSDI'23 artifact, trace/summary_power_v100.csv, imagenet resnet50
 // batch 256: power limit (W), time per epoch (s), average power (W).
@@ -194,5 +194,5 @@ TEST(PowerBudgetState, CanHostFindFirstAndAllocateRespectTheHeadroom) {
   EXPECT_EQ(copy.SetPowerBudget(b).message(), "power budget: set it before any GPU is allocated");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -6,7 +6,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Priority scheduler for one 1-GPU node: a queued job of higher priority
 // than the running one preempts it.
@@ -88,5 +88,5 @@ TEST(Preemption, HigherPriorityPreemptsAndTheVictimRedoesTheRestartCost) {
   EXPECT_DOUBLE_EQ(ja.idle_gpu_s[0], 10);  // the redone work
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -17,7 +17,7 @@
 #include "utilsim/workloads/synthetic.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::ExpectStreamingMatches;
 using testing::FakeFifo;
@@ -112,5 +112,5 @@ TEST(ResultSinkDemo, EngineRunUntilThenCutShort) {
   EXPECT_GT(x.summary.unfinished, 1000);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

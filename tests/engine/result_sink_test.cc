@@ -21,7 +21,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::ExpectSameRecord;
 using testing::ExpectSameSamples;
@@ -415,5 +415,5 @@ TEST(ResultSink, EmptyWorkloadAndNoSink) {
   ExpectSameSummary(summary_only.result.summary, plain_arrivals.result.summary);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -5,7 +5,7 @@
 #include <cmath>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(Rng, SameTripleSameSequence) {
   Rng a(42, 0, "arrivals"), b(42, 0, "arrivals");
@@ -72,5 +72,5 @@ TEST(Rng, DiscreteFollowsWeights) {
   EXPECT_NEAR(counts[2], 30000, 500);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

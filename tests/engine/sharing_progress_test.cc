@@ -13,7 +13,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr size_t kSharing = static_cast<size_t>(IdleCause::kSharing);
 constexpr size_t kUnattributed = static_cast<size_t>(IdleCause::kUnattributed);
@@ -255,5 +255,5 @@ TEST(FragmentationHook, FillsSamplesAndTheWindowMean) {
   EXPECT_DOUBLE_EQ(r.value().summary.frag_mean_pct, 50.0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

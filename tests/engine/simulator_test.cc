@@ -8,7 +8,7 @@
 #include "engine/hand_built.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::FakeFifo;
 using testing::MakeJob;
@@ -324,5 +324,5 @@ TEST(Simulator, AJobStartsFromNothingOfTheJobsThatEndedBeforeIt) {
   EXPECT_NEAR(r2.value().summary.effective_util_pct, 100.0 * 400 / 1200, 1e-12);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -7,7 +7,7 @@
 #include <map>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 constexpr size_t kInputIdx = static_cast<size_t>(IdleCause::kInput);
@@ -212,5 +212,5 @@ TEST(StallModel, MaxMinShares) {
   EXPECT_EQ(StallProgress(Composition::kOverlapped, 0.1).name(), "stall-overlapped comm=0.1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -7,7 +7,7 @@
 #include "utilsim/engine/stall_model.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr size_t kStorage = static_cast<size_t>(IdleCause::kStorage);
 constexpr size_t kFixed = static_cast<size_t>(IdleCause::kFixed);
@@ -68,5 +68,5 @@ TEST(StallRun, SharedStorageSlowsBothUntilOneLeaves) {
   EXPECT_EQ(r.value().meta.progress_model, "stall-serial comm=0.1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

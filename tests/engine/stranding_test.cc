@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 Job GpuJob(int32_t gpus, int64_t cpu_milli, int64_t mem_gib) {
   Job j;
@@ -44,5 +44,5 @@ TEST(StrandingTest, FractionalTasksNeedOneGpuAndCpuOnlyTasksDoNotCount) {
   EXPECT_TRUE(StrandingTest(cpu_only).empty());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

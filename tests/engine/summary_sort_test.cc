@@ -13,7 +13,7 @@
 #include "../../engine/src/summary.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
@@ -78,5 +78,5 @@ TEST(SortFigures, ShortVectorsAndOneDigitSort) {
   EXPECT_TRUE(SameBits(v, want));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -6,7 +6,7 @@
 #include "utilsim/engine/progress.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Four nodes g-0..g-3 of 8 GPUs in two NVLink domains of 4.
 //   core ─┬─ s0 ─┬─ r0 (os 1): g-0, g-1
@@ -207,5 +207,5 @@ TEST(CommStall, RateScalesTheCommunicationShare) {
   EXPECT_EQ(m.name(), "whole-gpu comm=0.1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -6,7 +6,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::FakeFifo;
 
@@ -126,5 +126,5 @@ TEST(CommStall, SpreadGangRunsLongerInAWholeRun) {
   EXPECT_EQ(bad.status().message(), "comm fraction must be 0..1, got 1.500000");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

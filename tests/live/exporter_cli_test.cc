@@ -14,7 +14,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::ChildProcess;
 
@@ -138,5 +138,5 @@ TEST(ExporterCliTest, ListEntitiesAndHelp) {
     EXPECT_TRUE(Has(out, part)) << part;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

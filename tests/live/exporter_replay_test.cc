@@ -10,7 +10,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::TempDir;
 using testutil::WriteFile;
@@ -205,5 +205,5 @@ TEST(ExporterReplayTest, ServedTextReadsBackUnchanged) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -7,7 +7,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::string Write(const std::string& text) {
   return testutil::WriteFile(testutil::TempDir() + "/extender.yaml", text);
@@ -90,5 +90,5 @@ TEST(ExtenderConfig, BadFilesNameLineAndKey) {
   EXPECT_EQ(LoadExtenderConfig("/nonexistent/x.yaml").status().code(), StatusCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -23,7 +23,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -142,5 +142,5 @@ TEST(ExtenderEndToEnd, MeasuredIdleNodeScoresAboveTheBusyOneAndScoresFollowTheSe
   EXPECT_NE(log.find("\"top\":\"node-b\""), std::string::npos);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

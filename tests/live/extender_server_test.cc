@@ -21,7 +21,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using nlohmann::json;
 using testing_live::BoundPod;
@@ -259,5 +259,5 @@ TEST(ExtenderServer, ServesHttpsWithACertificate) {
   EXPECT_NE(st.message().find("need both a certificate and a key"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

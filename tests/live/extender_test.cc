@@ -13,7 +13,7 @@
 #include "live_fixtures.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using nlohmann::json;
 using testing_live::BoundPod;
@@ -287,5 +287,5 @@ TEST(DemandOf, SharesOfTheDevicePlugins) {
   EXPECT_FALSE(d.ok());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -14,7 +14,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using nlohmann::json;
 
@@ -378,5 +378,5 @@ TEST(K8sObjects, BadInputNamesThePath) {
             "items[0].metadata.name: expected a string, got 1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -9,7 +9,7 @@
 #include "utilsim/live/kube_client.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(KubeBind, PostsABindingAndReportsRefusals) {
   httplib::Server srv;
@@ -52,5 +52,5 @@ TEST(KubeBind, PostsABindingAndReportsRefusals) {
   EXPECT_FALSE(BindPod(cfg, "ml", "train-1", "uid-1", "g-1", 500).ok());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

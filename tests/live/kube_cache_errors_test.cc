@@ -5,7 +5,7 @@
 #include "kube_cache_fixture.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::FakeKubeApi;
 using testing::KubeCacheTest;
@@ -141,5 +141,5 @@ TEST(KubeCache, UnreachableAndBadServers) {
   EXPECT_FALSE(c2.synced());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -5,7 +5,7 @@
 #include "kube_cache_fixture.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::FakeKubeApi;
 using testing::KubeCacheTest;
@@ -159,5 +159,5 @@ TEST_F(KubeCacheTest, BrokenStreamResumesFromTheLastResourceVersion) {
   EXPECT_EQ(cache.stats().errors.load(), 0u);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -15,7 +15,7 @@
 #include "utilsim/live/kube_client.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testing::FakeKubeApi;
 
@@ -137,5 +137,5 @@ TEST_F(KubeCacheTls, ClientCertificate) {
       << error;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

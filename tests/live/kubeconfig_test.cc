@@ -14,7 +14,7 @@
 #include "utilsim/live/kube_client.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -215,5 +215,5 @@ TEST(KubeInClusterConfig, ServiceAccountFiles) {
   EXPECT_NE(r.status().message().find("KUBERNETES_SERVICE_HOST"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

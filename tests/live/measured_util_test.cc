@@ -13,7 +13,7 @@
 #include "utilsim/live/prometheus.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::FakePrometheus;
 
@@ -195,5 +195,5 @@ TEST(MeasuredUtilTest, ThreadCountsErrors) {
   EXPECT_TRUE(Has(util.last_error(), "HTTP 503")) << util.last_error();
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

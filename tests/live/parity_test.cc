@@ -17,7 +17,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using nlohmann::json;
 
@@ -123,5 +123,5 @@ TEST(DecisionParity, ExtenderTopNodeIsTheSimulatorsPlacement) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

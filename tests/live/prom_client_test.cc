@@ -12,7 +12,7 @@
 #include "utilsim/live/prometheus.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::FakePrometheus;
 
@@ -182,5 +182,5 @@ TEST(PromClientTest, RangeGuardRefusesMoreThanElevenThousandPoints) {
   EXPECT_FALSE(c.QueryRange("matrix", 60, 0, 1).ok());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

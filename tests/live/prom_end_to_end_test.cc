@@ -20,7 +20,7 @@
 #include "utilsim/live/prometheus.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using Clock = std::chrono::steady_clock;
 
@@ -129,5 +129,5 @@ TEST(PromEndToEndTest, MeasuredUtilReadsTheReplayedTraceThroughPrometheus) {
   EXPECT_TRUE(gone->pods.empty());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -10,7 +10,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(ShadowReport, FiguresOfAHandWrittenLog) {
   auto r = ReadShadowReport(testutil::Fixture("live/shadow.jsonl"));
@@ -68,5 +68,5 @@ TEST(ShadowReport, CliReportsAndTheLogReplaysOffline) {
   EXPECT_EQ(testutil::RunCli("shadow-report", &out), 2);  // usage
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -15,7 +15,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using nlohmann::json;
 
@@ -256,5 +256,5 @@ TEST(SlurmAdvisor, RevertUndoesOpenPinsOfPendingJobsOnly) {
   EXPECT_EQ(unpins[0]["why"], "revert");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

@@ -11,7 +11,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::map<std::string, SlurmAdvice> ByJob(const std::vector<SlurmAdvice>& v) {
   std::map<std::string, SlurmAdvice> out;
@@ -219,5 +219,5 @@ TEST(SlurmModel, JobsThatFitNowhereSaySo) {
   EXPECT_EQ(a["32"].est_start_unix, -1);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

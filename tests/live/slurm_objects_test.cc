@@ -13,7 +13,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::map<std::string, SlurmJobInfo> ById(const std::vector<SlurmJobInfo>& jobs) {
   std::map<std::string, SlurmJobInfo> out;
@@ -181,5 +181,5 @@ TEST(SlurmObjects, BadInputNamesThePath) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

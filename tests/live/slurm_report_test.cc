@@ -12,7 +12,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::string Log(const std::string& text) {
   return testutil::WriteFile(testutil::TempDir() + "/advice.jsonl", text);
@@ -85,5 +85,5 @@ TEST(SlurmReport, FiguresAndACutLastLine) {
                                     "\n")));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

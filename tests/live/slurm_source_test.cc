@@ -13,7 +13,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::live {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::string Script(const std::string& dir, const std::string& name, const std::string& body) {
   const std::string path = dir + "/" + name;
@@ -80,5 +80,5 @@ TEST(SlurmCommandSource, ErrorsQuoteSlurmAndHangsAreCut) {
   EXPECT_NE(err.status().message().find("cannot run"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::live

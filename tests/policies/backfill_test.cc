@@ -24,7 +24,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 Workload Jobs(int64_t d_estimate) {
   Workload w;
@@ -147,5 +147,5 @@ TEST(EasyBackfill, ShapeOnlyShortcutsChangeNoDecision) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

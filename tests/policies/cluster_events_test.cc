@@ -16,7 +16,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Nodes(std::vector<std::pair<std::string, int>> groups, int gpus) {
   ClusterSpec c;
@@ -412,5 +412,5 @@ TEST(ClusterEventsRun, EverySchedulerKeepsTheInvariantsUnderRandomEvents) {
   EXPECT_GE(interrupted, runs / 2);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec OneGpu() {
   ClusterSpec spec;
@@ -84,5 +84,5 @@ TEST(ColocatePreempt, TiresiasPlacesOnTheVictimsGpuInTheSamePass) {
   EXPECT_EQ(r.jobs[0].preemptions, 0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

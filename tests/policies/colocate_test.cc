@@ -10,7 +10,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec TwoGpus() {
   ClusterSpec spec;
@@ -101,11 +101,11 @@ TEST(Colocate, WholeGpuJobsUseBestFitAndRegistryNamesIt) {
   EXPECT_EQ(r.value().jobs[1].placement, "n:1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Under EASY backfill the loads are rebuilt each pass too. a (500, u .5) and
 // b (400, u .4) share GPU 0 (.9). a ends at 100 s; c (500, u .5) arrives at
@@ -127,5 +127,5 @@ TEST(Colocate, LoadsRebuiltEachPassUnderBackfill) {
   EXPECT_EQ(r.value().jobs[2].start, Seconds(150));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

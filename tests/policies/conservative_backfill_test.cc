@@ -71,7 +71,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 struct Spec {
   const char* name;
@@ -299,5 +299,5 @@ TEST(ConservativeBackfill, ShortcutsChangeNoDecision) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(Cordon, NoPolicyPlacesOnACordonedNode) {
   const Workload w = mix::RandomJobs(5);
@@ -68,5 +68,5 @@ TEST(Cordon, KeepsWhatItHoldsAndUncordonRestores) {
   EXPECT_EQ(c.FindFirst(0, two, kAnyModel), 0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -14,7 +14,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -638,5 +638,5 @@ TEST(CoResourceErrors, ParsingAndOptions) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -19,7 +19,7 @@
 #include "utilsim/policies/queues_extra.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Cluster() {
   ClusterSpec s;
@@ -121,5 +121,5 @@ TEST(Drf, RandomMixesFinishDeterministically) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -9,7 +9,7 @@
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -193,5 +193,5 @@ TEST(StrandingHybrid, KeepsCpuForIdleGpus) {
   EXPECT_EQ(Chosen(*MakeBestFit(), j, c), 0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -9,7 +9,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec RandomCluster(Rng& r) {
   ClusterSpec s;
@@ -111,5 +111,5 @@ TEST(Equivalence, CpuOnlyTasksFollowCpuLeftover) {
   ExpectSameSchedule("worst-fit", "    scores: [{plugin: cpu-most-leftover}]\n", Kinds::kCpu);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -24,7 +24,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec OneNode8() {
   ClusterSpec spec;
@@ -108,5 +108,5 @@ TEST_P(ExactAccounting, FullWindowCountsEveryRunInterval) {
 INSTANTIATE_TEST_SUITE_P(Preemptive, ExactAccounting,
                          ::testing::Values("tiresias+best-fit", "priority-preempt+best-fit"));
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

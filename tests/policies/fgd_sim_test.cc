@@ -12,7 +12,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -254,5 +254,5 @@ TEST(FgdSim, ClusteringLedgerFollowsRunningJobs) {
   EXPECT_EQ(r.value().jobs[2].placement, "a-0:0");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -9,7 +9,7 @@
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -323,5 +323,5 @@ TEST(Fgd, ChoiceIsSteepestDescent) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

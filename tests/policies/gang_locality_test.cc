@@ -13,7 +13,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -149,5 +149,5 @@ TEST(FrameworkPlacement, IndexedCandidatesChooseWhatTheScanChooses) {
   EXPECT_GT(waited, 100);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -14,7 +14,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -136,5 +136,5 @@ TEST(GpuMemory, MoreThanAnyGpuHasIsRejectedAtArrival) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -12,7 +12,7 @@
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -217,5 +217,5 @@ TEST(PackingPolicies, EndToEndDeterministic) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

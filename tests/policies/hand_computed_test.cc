@@ -27,7 +27,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Cluster() {
   ClusterSpec s;
@@ -120,5 +120,5 @@ TEST(HandComputed, FifoSkipLetsSmallJobsPass) {
                                 {40, 60, "n-0:4,5"}});
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

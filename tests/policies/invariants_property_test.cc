@@ -34,7 +34,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using mix::ThreeNodes;
 
@@ -274,5 +274,5 @@ TEST(RunInvariants, DynamicMigUnderEveryQueue) {
   EXPECT_GT(stats->destroyed, 0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

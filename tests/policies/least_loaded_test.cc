@@ -11,7 +11,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Two nodes of 2 GPUs: t-0, t-1.
 ClusterSpec TwoNodes() {
@@ -80,5 +80,5 @@ TEST(LeastLoaded, FractionalTasksTakeTheLeastLoadedGpu) {
   EXPECT_EQ(ll["z"], "t-1:0");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

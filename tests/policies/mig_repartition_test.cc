@@ -14,7 +14,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int k1g = 0, k2g = 3, k3g = 4, k4g = 5, k7g = 6;
 
@@ -271,5 +271,5 @@ TEST(MigRepartition, StatsLine) {
             "drain idle 0.50 slice-h");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

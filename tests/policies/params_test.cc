@@ -14,7 +14,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 const ParamSpec kThresholds{.name = "thresholds",
                             .type = ParamType::kSecondsList,
@@ -380,5 +380,5 @@ TEST(Params, ProfileQueuesTakeParameters) {
       << s.message();
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

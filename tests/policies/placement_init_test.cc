@@ -9,7 +9,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 struct Probe final : PlacementPolicy {
   explicit Probe(const Workload** seen) : seen_(seen) {}
@@ -47,5 +47,5 @@ TEST(PlacementInit, EverySchedulerCallsIt) {
   EXPECT_GE(queues, 8);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -12,7 +12,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using mix::ThreeNodes;
 
@@ -199,5 +199,5 @@ TEST(Placer, ColocateSeesRunningLoads) {
   EXPECT_EQ(p.Describe(*p.Place(small)), "n-1:1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

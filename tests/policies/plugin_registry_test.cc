@@ -10,7 +10,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Prefers the highest node index: the opposite of the tie-break.
 class LastNode final : public ScorePlugin {
@@ -67,5 +67,5 @@ TEST(PluginRegistry, AProfileNamesAPluginRegisteredOutOfTree) {
       << unknown.message();
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -15,7 +15,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 PowerModel XPower() {
   PowerModel m;
@@ -244,5 +244,5 @@ TEST(PowerBudgetRun, EverySchedulerKeepsTheBudget) {
   EXPECT_GE(waited, runs / 2);  // the budget binds under most schedulers
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

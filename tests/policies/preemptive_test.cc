@@ -8,7 +8,7 @@
 #include "utilsim/policies/queues_extra.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Cluster() {
   ClusterSpec s;
@@ -137,5 +137,5 @@ TEST(PriorityPreempt, RandomMixesFinishDeterministically) {
   EXPECT_GT(mix::Preemptions(), 0);  // the preemption path was exercised
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -6,7 +6,7 @@
 #include "utilsim/policies/queues_extra.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Cluster(int gpus) {
   ClusterSpec s;
@@ -81,5 +81,5 @@ TEST(PriorityQueue, EqualPriorityAndSubmitGoByIndex) {
   EXPECT_EQ(RunPriority(Cluster(1), w), (Times{{0, 100}, {100, 110}, {110, 120}, {120, 130}}));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -8,7 +8,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -106,5 +106,5 @@ TEST(CollectCandidates, FeasibleOrderedAndDeduplicated) {
   EXPECT_TRUE(out.empty());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -13,7 +13,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Nodes a (2 x A), b (2 x B), c (2 x B), named as a trace names them.
 ClusterSpec ThreeNodes() {
@@ -99,5 +99,5 @@ TEST(RecordedHosts, NamedAndVersioned) {
   EXPECT_EQ(p->id().version, "1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
@@ -178,5 +178,5 @@ TEST(Profiles, BadProfilesNameFileLineAndKey) {
                        "/nonexistent/p.yaml: cannot read profile file"));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

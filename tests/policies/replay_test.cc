@@ -6,7 +6,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Cluster(int nodes) {
   ClusterSpec s;
@@ -95,5 +95,5 @@ TEST(Conservation, UsefulWorkIdenticalAcrossPoliciesAllocatedCoversBusy) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -15,7 +15,7 @@
 #include "utilsim/policies/queues_extra.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ClusterSpec Cluster(int gpus) {
   ClusterSpec s;
@@ -99,5 +99,5 @@ TEST(Sjf, TiesGoBySubmitThenIndex) {
             (Times{{0, 100}, {100, 120}, {120, 140}, {140, 160}}));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -8,7 +8,7 @@
 #include "utilsim/policies/packing.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -194,5 +194,5 @@ TEST(Tetris, OneShapeTreeSearchEqualsBruteForce) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

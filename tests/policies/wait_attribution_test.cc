@@ -23,7 +23,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 Job J(const char* name, int64_t submit, int gpus, int64_t run) {
   Job j;
@@ -137,5 +137,5 @@ TEST(WaitAttribution, CausesSumToTheQueuedTimeUnderEveryScheduler) {
     EXPECT_TRUE(seen.count(cause)) << WaitCauseName(cause);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -19,7 +19,7 @@
 #include "utilsim/traces/aaic.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 struct RawJob {
   int64_t start, end, gpus;
@@ -111,5 +111,5 @@ TEST(AaicReplay, InstalledFiftyNodesOnlyTheOverCapacityBurstIsLate) {
   EXPECT_GT(r.matched, r.samples - r.samples / 100);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -18,7 +18,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 
@@ -461,5 +461,5 @@ TEST(CApi, PlacerAndDecideShareOneState) {
   EXPECT_EQ(Take(&err), "utilsim_placer_create: cluster_yaml is NULL");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -9,7 +9,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 using testutil::Fixture;
@@ -258,5 +258,5 @@ TEST(Cli, CsvExportWritesThreeFiles) {
   EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 6);  // header + 5 jobs
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::cli {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -214,5 +214,5 @@ TEST(Suggest, EditDistanceAndThreshold) {
   EXPECT_EQ(SuggestPolicy("as-recordd", reg), "as-recorded");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::cli

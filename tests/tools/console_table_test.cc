@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 RunResult MakeRun(const std::string& label, double scale) {
   RunResult r;
@@ -150,5 +150,5 @@ TEST(ConsoleTableTest, SummaryListsIdentityAndFigures) {
   EXPECT_EQ(Row(s, "events"), "events                         123456");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -8,7 +8,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -99,5 +99,5 @@ TEST(CoResourceExperiment, ReservationStrandsFewerGpuHoursOnOpenbCpu200) {
   EXPECT_LE(r.wait_mean_s, b.wait_mean_s + 1.0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -12,7 +12,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -169,5 +169,5 @@ TEST(CsvExportTest, CreatesAMissingDirectoryButNotUnderAFile) {
   EXPECT_EQ(testutil::ReadFile(base + "/file"), "x");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

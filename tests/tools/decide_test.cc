@@ -11,7 +11,7 @@
 #include "utilsim/engine/simulator.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 
@@ -317,5 +317,5 @@ TEST(Decide, CommandLineHelpAndErrors) {
   EXPECT_EQ(out, "");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

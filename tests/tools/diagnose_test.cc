@@ -16,7 +16,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 bool Has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
 
@@ -262,5 +262,5 @@ TEST(DiagnoseCli, BadInputsAreClearErrors) {
   EXPECT_TRUE(Has(out, "not both")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -11,7 +11,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -106,5 +106,5 @@ TEST(ExactFigures, DemoUnderTiresiasMatchesItsSamples) {
               exact / 3600, sampled / 3600, bound / 3600, static_cast<long long>(preemptions));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

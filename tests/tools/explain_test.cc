@@ -12,7 +12,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -99,11 +99,11 @@ TEST(Explain, BadRequestsSayWhatThereIs) {
   EXPECT_EQ(RunCli("explain --job d", &out), 2) << out;  // --db is required
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // `utilsim power-fit` on the Acme summary: the table and a power file that
 // `run --power` reads back (docs/energy.md).
@@ -121,11 +121,11 @@ TEST(PowerFitCli, PrintsTheCrossCheckAndAPowerFileRunReads) {
   EXPECT_EQ(RunCli("power-fit " + yaml, &out), 1) << out;  // not the Acme CSV
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // --pue and --energy-price reach the results; diagnose reports the idle
 // allocated energy, its cost and the wait causes (docs/diagnose.md).
@@ -161,5 +161,5 @@ TEST(EnergyCli, PriceAndPueReachResultsAndDiagnose) {
   EXPECT_TRUE(Has(out, "at 0.200/kWh and PUE 1.50")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -14,7 +14,7 @@
 #include "utilsim/analysis/report.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -235,5 +235,5 @@ TEST_F(FgdCompare, CurvesCsvErrors) {
   EXPECT_FALSE(ReadFgdCurvesCsv(other).ok());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

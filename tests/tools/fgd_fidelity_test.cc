@@ -18,7 +18,7 @@
 #include "utilsim/traces/openb.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(FgdFidelity, PublishedCurvesOnEveryWorkload) {
   const std::string dir = testutil::TracePath("alibaba-gpu-v2023");
@@ -96,5 +96,5 @@ TEST(FgdFidelity, CommandUsesThePapersClusterAndCompares) {
   EXPECT_EQ(out.find("cluster: the FGD paper's"), std::string::npos) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -13,7 +13,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::RunCli;
 using testutil::TracePath;
@@ -145,5 +145,5 @@ TEST(GpushareExperiment, SharingModesOnOpenbGpushare100) {
   EXPECT_EQ(ts.value()[1].meta.progress_model, "whole-gpu comm=0.1 sharing=time-slice");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -167,5 +167,5 @@ TEST(HostScaleCli, AppliesBeforeMigRightSizing) {
     EXPECT_EQ(j.placement.rfind("h/7g.80gb:", 0), 0u) << j.name << " " << j.placement;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

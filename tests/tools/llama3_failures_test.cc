@@ -17,7 +17,7 @@
 #include "utilsim/traces/cluster_events_yaml.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kDays = 54;
 constexpr int64_t kCheckpointS = 15 * 60;  // assumption: a checkpoint every 15 min
@@ -109,5 +109,5 @@ TEST(Llama3Failures, TheMeanOverSeedsIsThePublishedCount) {
   EXPECT_NEAR(sum / 10, 419, 3 * std::sqrt(419.0 / 10));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

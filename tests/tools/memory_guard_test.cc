@@ -10,7 +10,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Has;
 
@@ -162,5 +162,5 @@ TEST(MemoryGuardCli, RefusesRunawayRunsBeforeTheyStart) {
   EXPECT_TRUE(Has(out, "for 5 jobs x 1 policy (2 nodes, ")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

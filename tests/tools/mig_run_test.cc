@@ -13,7 +13,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -278,5 +278,5 @@ TEST(MigRun, HelpExplainsMig) {
   EXPECT_TRUE(Has(out, "right-size[:TOL]")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

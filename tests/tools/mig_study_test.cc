@@ -23,7 +23,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 const std::string k1g7 = "1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb,1g.10gb";
@@ -217,5 +217,5 @@ TEST(MigStudy, DynamicRepartitioningNeedsFewerGpus) {
   EXPECT_GT(P95At("h100-whole.yaml", 1, 65, ""), 3600);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -16,7 +16,7 @@
 #include <vector>
 
 namespace utilsim::sweep {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using Point = std::vector<double>;
 
@@ -365,5 +365,5 @@ TEST(MorrisEffects, OutputErrors) {
   EXPECT_TRUE(Has(EffectsError(broken, {1, 2, 3, 4}), "morris design: trajectory 1"));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::sweep

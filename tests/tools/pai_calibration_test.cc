@@ -11,7 +11,7 @@
 #include "utilsim/workloads/calibrate.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 Result<traces::TraceData> ReadFixture() {
   traces::PaiPaths p;
@@ -81,5 +81,5 @@ TEST(PaiCalibration, PooledFitAndAttribution) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -15,7 +15,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 const std::vector<std::string> kPolicies = {
     "best-fit", "first-fit",         "worst-fit", "fifo-skip+best-fit",
@@ -102,5 +102,5 @@ TEST(ParallelRuns, EightIndependentBuildsOnEightThreadsAgree) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

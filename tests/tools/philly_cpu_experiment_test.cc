@@ -17,7 +17,7 @@
 #include "utilsim/policies/registry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(PhillyCpuExperiment, MeasuredShapeBeatsProportionalOnStarvedJobs) {
   const std::string dir = testutil::TracePath("philly-derived");
@@ -71,5 +71,5 @@ TEST(PhillyCpuExperiment, MeasuredShapeBeatsProportionalOnStarvedJobs) {
   EXPECT_GE(sum[1].effective_util_pct, sum[0].effective_util_pct - 1e-9);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

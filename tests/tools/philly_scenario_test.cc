@@ -16,7 +16,7 @@
 #include "utilsim/traces/philly.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 
@@ -225,5 +225,5 @@ TEST(PhillyCalibration, ScenarioAttributesNothingAndTheBoundIsSmall) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

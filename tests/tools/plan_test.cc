@@ -14,7 +14,7 @@
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 bool Has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
 
@@ -284,5 +284,5 @@ TEST(PlanCli, TextTableAndErrors) {
   EXPECT_TRUE(Has(out, "--target is required")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

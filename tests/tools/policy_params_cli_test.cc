@@ -10,7 +10,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::RunCli;
 
@@ -82,5 +82,5 @@ TEST(PolicyParamsCli, ListsKeepCommasInsideParameters) {
             (std::vector<std::string>{"best-fit", "worst-fit", "x=1"}));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

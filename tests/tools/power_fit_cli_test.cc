@@ -7,7 +7,7 @@
 #include "utilsim/traces/power_yaml.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -71,5 +71,5 @@ TEST(PowerFitCli, NoJobsNoContextFit) {
       << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

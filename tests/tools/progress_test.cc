@@ -14,7 +14,7 @@
 #include "utilsim/io/inputs.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(ProgressFormat, FakeTick) {
   ProgressTick t;
@@ -141,11 +141,11 @@ TEST(ProgressCli, NothingExtraWhenStderrIsNotATerminal) {
   EXPECT_EQ(out.rfind("utilsim run: best-fit\n", 0), 0u) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(ProgressFormat, FinalTickSaysDone) {
   ProgressTick t;
@@ -229,5 +229,5 @@ TEST(ProgressCli, AlwaysWritesPlainLinesNeverNothing) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -27,7 +27,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -292,5 +292,5 @@ TEST(ReportBrowser, FgdCurvesRender) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -18,7 +18,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using nlohmann::json;
 
@@ -422,5 +422,5 @@ TEST(ReportSweep, AnUnreadableSweepTableIsAnError) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/bad.html"));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -16,7 +16,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -374,5 +374,5 @@ TEST(Report, WriteReportRefusesNoRuns) {
   EXPECT_FALSE(fs::exists(dir + "/x.html"));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

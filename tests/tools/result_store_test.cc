@@ -14,7 +14,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -489,5 +489,5 @@ TEST(ResultStoreTest, ManyRowsRoundTrip) {
   ExpectRunsEqual(runs, back.value());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

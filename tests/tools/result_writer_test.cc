@@ -19,7 +19,7 @@
 #include "utilsim/workloads/synthetic.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -272,5 +272,5 @@ TEST(ResultWriterTest, RefusesWhatWriteResultsRefuses) {
   EXPECT_EQ(testutil::ListDir(dir), (std::vector<std::string>{"link.db", "sub", "target"}));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

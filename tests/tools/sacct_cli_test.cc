@@ -8,7 +8,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -163,5 +163,5 @@ TEST(SacctCli, BadFilesExitOneWithTheirLine) {
   EXPECT_TRUE(Has(out, "--cluster: required: format sacct")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -32,7 +32,7 @@
 extern char** environ;
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 using testutil::RunCli;
@@ -473,5 +473,5 @@ TEST(SafeOutputCli, SigtermWhileWritingLeavesNoTemporaryAndKillLeftoversAreRemov
   EXPECT_EQ(Entries(dir), std::vector<std::string>{"r.db"});
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

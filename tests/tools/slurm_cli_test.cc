@@ -13,7 +13,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::RunCli;
@@ -153,5 +153,5 @@ TEST(SlurmCli, ShadowReportOfAnAdviceLogWithItsHistory) {
   EXPECT_TRUE(Has(out, "are for Slurm advice logs")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -19,7 +19,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::RunCli;
 
@@ -384,5 +384,5 @@ TEST(SweepCli, BadFilesAndOptionsSayWhere) {
   EXPECT_TRUE(Has(out, "holds 'notes.txt', which no sweep writes")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

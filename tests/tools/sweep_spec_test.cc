@@ -14,7 +14,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::sweep {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -558,5 +558,5 @@ TEST(SweepSpecRead, InputsThatHungYamlLoadAllAreRefused) {
       << sb.status().message();
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::sweep

@@ -9,7 +9,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 
@@ -73,5 +73,5 @@ TEST(TelemetryDetect, UtilLibraryWithoutFormatLoads) {
       << bad.status().message();
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

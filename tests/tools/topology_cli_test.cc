@@ -9,7 +9,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 namespace fs = std::filesystem;
 using testutil::Fixture;
@@ -74,5 +74,5 @@ TEST(TopologyCli, BadTopologyAndOptionsAreRefused) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -6,7 +6,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::RunCli;
 using testutil::TracePath;
@@ -138,5 +138,5 @@ TEST(TraceCli, FormatsAndBadTraceInput) {
   EXPECT_TRUE(Has(out, "missing.csv: no such file")) << out;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -8,7 +8,7 @@
 #include "utilsim/analysis/validate.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 Job Recorded(double submit_h, double start_h) {
   Job j;
@@ -150,5 +150,5 @@ TEST(TraceEvidence, InferredEventsFollowThePeaksAndDrainTheGaps) {
   EXPECT_EQ(total, 3);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -6,7 +6,7 @@
 #include "utilsim/results/result_store.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(Validate, CorrelationsByHand) {
   // Pearson of (1,2,3) and (2,4,7): means 2 and 13/3; deviations (-1,0,1),
@@ -127,5 +127,5 @@ TEST(Validate, AaicReplayingTheEvidence) {
             2);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -19,7 +19,7 @@
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -491,5 +491,5 @@ TEST(AaicReal, ThreeQuartersAgreeWithTheRawColumns) {
   EXPECT_EQ(gpu_total, 231617);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kS = kMicrosPerSecond;
 
@@ -350,5 +350,5 @@ TEST(ClusterEventsYaml, ReadNamesAMissingFile) {
       << f.status().message();
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

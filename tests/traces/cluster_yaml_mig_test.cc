@@ -7,7 +7,7 @@
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Lines 1-3; a group follows on line 4.
 const std::string kHead =
@@ -111,5 +111,5 @@ TEST(ClusterYamlMig, ErrorsNameFileLineAndKey) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

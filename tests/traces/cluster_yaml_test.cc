@@ -8,7 +8,7 @@
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::ReadFile;
@@ -325,5 +325,5 @@ TEST(Digest, StableAndSensitive) {
   EXPECT_EQ(DigestWorkload(w2), "dcfe869a6f21f52a");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

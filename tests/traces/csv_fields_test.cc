@@ -11,7 +11,7 @@
 #include "utilsim/traces/text_writer.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 CsvReader Row(const std::string& text) {
   auto r = CsvReader::FromText(text, "t.csv");
@@ -173,5 +173,5 @@ TEST(AtomicFile, AppearsOnlyOnCommit) {
   EXPECT_FALSE(bad.Commit().ok());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

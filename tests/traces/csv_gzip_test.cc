@@ -13,7 +13,7 @@
 #include "utilsim/traces/csv.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::ReadFile;
 using testutil::TempDir;
@@ -142,5 +142,5 @@ TEST(CsvGzip, ThroughputReport) {
 #endif
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

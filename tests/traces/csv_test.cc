@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using Rows = std::vector<std::vector<std::string>>;
 
@@ -182,5 +182,5 @@ TEST(CsvReader, TinyBuffersGiveTheSameRows) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

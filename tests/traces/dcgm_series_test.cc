@@ -9,7 +9,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(DcgmSeriesTest, LabelsAsTheReadersRead) {
   auto k = DcgmLabelsOf({{"gpu", "3"},
@@ -67,5 +67,5 @@ TEST(DcgmSeriesTest, SampleValues) {
   EXPECT_FALSE(busy(UtilSignal::kGpuUtil, ""));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -11,7 +11,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -164,5 +164,5 @@ TEST(DlrmReader, RealTraceMatchesSource) {
   EXPECT_EQ(t.warnings.count(kDlrmWarnNeverScheduled), 0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -12,7 +12,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -190,5 +190,5 @@ TEST(ItpReader, RealTracesMatchSourceCounts) {
   EXPECT_NEAR(gpu_hours, 1632719.7, 1.0);  // README: 1,632,719.7 GPU hours
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -10,7 +10,7 @@
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::TempDir;
 using testutil::WriteFile;
@@ -216,5 +216,5 @@ TEST(JobsCsvErrors, ProfileErrors) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

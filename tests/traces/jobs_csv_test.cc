@@ -9,7 +9,7 @@
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::ReadFile;
@@ -290,5 +290,5 @@ TEST(JobsCsv, FailedWritesLeaveNoFile) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

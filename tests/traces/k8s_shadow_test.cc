@@ -10,7 +10,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(K8sShadow, BoundAndEndedPodsBecomeJobs) {
   const std::string path = testutil::Fixture("live/shadow.jsonl");
@@ -71,5 +71,5 @@ TEST(K8sShadow, BadLinesNameFileLineAndField) {
   EXPECT_FALSE(LooksLikeK8sShadow("id,submit_s,runtime_s"));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -8,7 +8,7 @@
 #include "utilsim/traces/openb.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::TempDir;
 using testutil::WriteFile;
@@ -133,5 +133,5 @@ TEST(OpenbErrors, MissingFileAndBadOption) {
   EXPECT_FALSE(ReadOpenbNodes("/nonexistent/nodes.csv").ok());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

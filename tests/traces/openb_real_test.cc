@@ -12,7 +12,7 @@
 #include "utilsim/traces/openb.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::TracePath;
 
@@ -166,5 +166,5 @@ TEST(OpenbReal, Gpuspec33DuplicateModelsDropped) {
   EXPECT_EQ(t4_only, 1291);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -13,7 +13,7 @@
 #include "utilsim/traces/csv.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -213,5 +213,5 @@ TEST(OpenbDetect, ByHeader) {
   EXPECT_FALSE(LooksLikeOpenbPods(header(Fixture("canonical/jobs.csv"))));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -12,7 +12,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -226,5 +226,5 @@ TEST(PaiReader, RealMachineSpec) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

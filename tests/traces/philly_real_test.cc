@@ -10,7 +10,7 @@
 #include "utilsim/traces/philly.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::string Real(const std::string& rel) { return testutil::TracePath("philly-derived/" + rel); }
 #define REQUIRE_TRACE(path) \
@@ -140,5 +140,5 @@ TEST(PhillyReal, SideFileErrors) {
             p + ":2: field 'node num': expected an integer 0..1000000, got 'x'");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

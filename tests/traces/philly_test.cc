@@ -11,7 +11,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -250,5 +250,5 @@ TEST(PhillyErrors, JsonNamesLineOfTheKey) {
   EXPECT_NE(big.find("number overflow"), std::string::npos) << big;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

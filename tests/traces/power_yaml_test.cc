@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 TEST(PowerYaml, OverridesAndAddsOnTheBuiltInModel) {
   auto m = ParsePowerYaml(
@@ -50,5 +50,5 @@ TEST(PowerYaml, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(bad("- 1\n"), "p.yaml:1: document: expected a mapping");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -17,7 +17,7 @@
 #include "utilsim/traces/slurm_conf.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -555,5 +555,5 @@ TEST(SacctDetect, OwnFilesOnly) {
     EXPECT_FALSE(LooksLikeSacct(Fixture(f))) << f;
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

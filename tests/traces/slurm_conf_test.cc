@@ -14,7 +14,7 @@
 #include "utilsim/engine/cluster_state.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -341,5 +341,5 @@ TEST(SlurmConfDetect, ByNameOrFirstLine) {
   EXPECT_FALSE(LooksLikeSlurmConf(dir + "/missing"));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using Names = std::vector<std::string>;
 
@@ -328,5 +328,5 @@ TEST(Time, EpochIsoAndAbsent) {
   }
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -13,7 +13,7 @@
 #include "utilsim/traces/canonical.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -265,5 +265,5 @@ TEST(SwfReal, NasaIpscParsesEveryJobLine) {
   EXPECT_EQ(d.cluster->name, "Intel iPSC/860");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -7,7 +7,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -127,5 +127,5 @@ TEST(TelemetryGenAi, WithoutMemoryAndErrors) {
   EXPECT_TRUE(r.value().tracks.empty());
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

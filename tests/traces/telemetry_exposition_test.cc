@@ -8,7 +8,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -228,5 +228,5 @@ TEST(TelemetryScrapes, BadFileNameIsAnError) {
             dir + "/scrape-a.prom: expected a file name <unix seconds>[.ext], got 'scrape-a.prom'");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -10,7 +10,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
@@ -206,5 +206,5 @@ TEST(TelemetryJoin, EndToEndFromExposition) {
   EXPECT_EQ(w.jobs[0].gpu_mem_used_bytes, int64_t{40960} << 20);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -8,7 +8,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -93,5 +93,5 @@ TEST(TelemetryNvidiaSmi, Errors) {
             ":1: field 'memory.used': expected the unit [MiB], got '[GiB]'");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

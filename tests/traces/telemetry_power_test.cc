@@ -11,7 +11,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -176,5 +176,5 @@ TEST(TelemetryPower, PromQueryRangePowerFromAnotherQuery) {
   EXPECT_EQ(t.warnings.total(), 2);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -8,7 +8,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::Fixture;
 using testutil::TempDir;
@@ -130,5 +130,5 @@ TEST(TelemetryPromJson, Errors) {
             "'DCGM_FI_DEV_GPU_TEMP'");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

@@ -10,7 +10,7 @@
 #include "utilsim/traces/telemetry.h"
 
 namespace utilsim::traces {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 using testutil::TracePath;
 
@@ -101,5 +101,5 @@ TEST(TelemetryReal, GenAiDutyCycleAndMemory) {
   EXPECT_NEAR(hi, 0.997, 0.0005);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim::traces

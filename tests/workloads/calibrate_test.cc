@@ -11,7 +11,7 @@
 #include "utilsim/engine/rng.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 CalibrationWindow Win(double gpu_busy, double cpu_busy, int minute = 0) {
   CalibrationWindow w;
@@ -282,5 +282,5 @@ TEST(Calibrate, SaturatedIdleUpperBound) {
   EXPECT_EQ(rep.host_cpu_set, 1);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

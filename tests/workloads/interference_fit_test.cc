@@ -14,7 +14,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::string FixtureDir() { return testutil::Fixture("lucid"); }
 
@@ -253,5 +253,5 @@ TEST(InterferenceFitLucid, ModelHashSplit) {
   EXPECT_LT(f.holdout.model.mae, 0.2 * f.holdout.speed_half.mae);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -15,7 +15,7 @@
 #include "utilsim/engine/mig_cluster.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 std::vector<MigSample> ReadOrSkip(bool* skipped) {
   const std::string dir = testutil::TracePath("migprofiler-a100/A100-40g");
@@ -215,5 +215,5 @@ TEST(MigFit, RightSizingAtTheDefaultToleranceMatchesTheMeasurements) {
   EXPECT_EQ(misses, 0);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

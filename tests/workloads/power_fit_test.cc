@@ -12,7 +12,7 @@
 #include "testutil/testutil.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // A util_cdf_long.csv with the given rows after the header.
 std::string WriteCsv(const std::string& rows,
@@ -268,5 +268,5 @@ TEST(PowerFit, AcmeCrossCheckMatchesThePowerStudy) {
   EXPECT_EQ(c.rows.size(), 7u + 4u);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // Owns the data PowerSeries views.
 struct Data {
@@ -215,5 +215,5 @@ TEST(PowerTelemetryFit, MalformedInput) {
   EXPECT_EQ(ErrorOf(KnownLine("m").Fit(opt)), "power fit: min_samples must be >= 2, got 1");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

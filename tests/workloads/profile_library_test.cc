@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 ProfileEntry Entry(const std::string& key, int64_t milli, int64_t dur_s,
                    std::vector<std::pair<int64_t, float>> pts) {
@@ -93,5 +93,5 @@ TEST(ProfileLibrary, SeededDrawIsDeterministicAndSeedSensitive) {
   EXPECT_NE(run(3), run(4));
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

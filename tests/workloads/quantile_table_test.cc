@@ -8,7 +8,7 @@
 #include "utilsim/workloads/published_stats.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 // 40% point mass at 0, then uniform on [0, 10] up to p = 0.9, then a gap to
 // a point mass at 100 (10%).
@@ -82,5 +82,5 @@ TEST(PublishedStats, TableMomentsMatchTheirSources) {
   EXPECT_NEAR(QuantilesMean(published::PhillyRuntimeSeconds(), 1, 7 * 86400), 12484, 0.01 * 12484);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

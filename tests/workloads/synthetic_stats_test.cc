@@ -13,7 +13,7 @@
 #include "utilsim/workloads/synthetic.h"
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 constexpr int64_t kJobs = 200000;
 
@@ -164,5 +164,5 @@ TEST(SyntheticStats, BenchParamsGenerateOneMillionJobs) {
   EXPECT_NEAR(OfferedLoad(w, p), 0.9, 0.027);
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim

@@ -10,7 +10,7 @@
 #include <string>
 
 namespace utilsim {
-namespace {
+namespace UTILSIM_UNITY_ID {
 
 bool SameJob(const Job& a, const Job& b) {
   return a.name == b.name && a.submit == b.submit && a.tenant == b.tenant &&
@@ -183,5 +183,5 @@ TEST(Synthetic, JobNamesStayShort) {
   EXPECT_EQ(w.jobs[2].name, "j0000003");
 }
 
-}  // namespace
+}  // namespace UTILSIM_UNITY_ID
 }  // namespace utilsim
