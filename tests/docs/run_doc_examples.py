@@ -163,6 +163,9 @@ def main():
                     print("    " + l)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+    if a.docs and not a.list and counts["ok"] + counts["skip"] + len(failures) == 0:
+        print("docs examples: no example block in %s" % ", ".join(a.docs))
+        return 1
     if not a.list:
         print("docs examples: %d ok, %d skipped, %d failed%s" % (
             counts["ok"], counts["skip"], len(failures),
