@@ -103,22 +103,32 @@ def run_block(text, work, env, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--binary", required=True, help="the built utilsim")
+    ap.add_argument("--binary", help="the built utilsim (required unless --documents)")
     ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."),
                     help="source tree (default: two folders above this script)")
     ap.add_argument("--timeout", type=float, default=150, help="seconds per block (default 150)")
     ap.add_argument("--slow-timeout", type=float, default=1800, help="seconds per slow block")
     ap.add_argument("--slow", action="store_true", help="also run `example slow` blocks")
     ap.add_argument("--list", action="store_true", help="list the example blocks, run nothing")
+    ap.add_argument("--documents", action="store_true",
+                    help="print the documents that have example blocks, one a line (relative to "
+                         "--root; no --binary needed), run nothing: CMake adds a test for each")
     ap.add_argument("docs", nargs="*", help="documents (default README.md docs/*.md)")
     a = ap.parse_args()
     root = os.path.realpath(a.root)
-    binary = os.path.realpath(a.binary)
+    binary = os.path.realpath(a.binary) if a.binary else ""
     traces = os.path.realpath(os.environ.get("UTILSIM_TRACES") or
                               os.path.join(root, "..", "shared", "traces"))
     slow = a.slow or os.environ.get("UTILSIM_DOCS_SLOW") == "1"
     docs = a.docs or ["README.md"] + sorted(
         os.path.join("docs", n) for n in os.listdir(os.path.join(root, "docs")) if n.endswith(".md"))
+    if a.documents:
+        for doc in docs:
+            if any("example" in info[1:] for _, info, _ in blocks(os.path.join(root, doc))):
+                print(doc)
+        return 0
+    if not a.binary:
+        ap.error("--binary is required (unless --documents)")
     if not os.access(binary, os.X_OK):
         sys.exit("docs-example: %s: not an executable (--binary)" % binary)
 
