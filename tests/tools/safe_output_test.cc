@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -299,11 +300,14 @@ TEST(SafeOutput, TemporariesOfDeadProcessesAreRemovedByTheNextWrite) {
   EXPECT_EQ(Entries(dir), want);
 }
 
-// A child process creates a temporary file and dies of `sig`.
-void DieWithTemporary(const std::string& target, int sig) {
+// A child process runs `before` (if any), creates a temporary file and dies
+// of `sig`.
+void DieWithTemporary(const std::string& target, int sig,
+                      void (*before)(const std::string&) = nullptr) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
+    if (before) before(target);
     traces::TempFile tmp;
     if (!tmp.Create(target).ok() || ::write(tmp.fd(), "partial", 7) != 7) ::_exit(3);
     ::raise(sig);
@@ -326,6 +330,34 @@ TEST(SafeOutput, SigintAndSigtermRemoveTheTemporaryFileKillLeavesIt) {
   ASSERT_EQ(Entries(dir).size(), 1u);
   EXPECT_EQ(Entries(dir)[0].rfind(".r.db.utilsim-tmp-", 0), 0u);
   EXPECT_EQ(traces::RemoveStaleTemps(dir + "/r.db"), 1);
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{});
+}
+
+void IgnoreSignal(int) {}
+
+// What `utilsim serve` does: SIGINT and SIGTERM handled by the program while
+// a temporary file is made (so the temporary files' handler leaves them
+// alone), then given back to the default.
+void HandleThenGiveBack(const std::string& target) {
+  std::signal(SIGINT, IgnoreSignal);
+  std::signal(SIGTERM, IgnoreSignal);
+  {
+    traces::TempFile other;
+    if (!other.Create(target + ".other").ok()) ::_exit(5);
+  }  // not committed: removed
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+// The handler is installed for a signal at the default disposition whenever a
+// temporary file is made, not only the first time in a process: a program
+// that handled the signal while it wrote a first file and then gave it back
+// to the default gets its later temporary files removed on the signal too.
+TEST(SafeOutput, ASignalGivenBackToTheDefaultStillRemovesLaterTemporaryFiles) {
+  const std::string dir = testutil::TempDir();
+  DieWithTemporary(dir + "/r.db", SIGINT, HandleThenGiveBack);
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{});
+  DieWithTemporary(dir + "/r.db", SIGTERM, HandleThenGiveBack);
   EXPECT_EQ(Entries(dir), std::vector<std::string>{});
 }
 

@@ -51,7 +51,6 @@ struct Slot {
 static_assert(std::atomic<bool>::is_always_lock_free, "the handler reads `used`");
 Slot g_slots[kSlots];
 std::mutex g_mu;  // serialises Register; the handler never takes it
-bool g_installed = false;
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // Async-signal-safe only: unlink, sigaction, raise. The signal stays blocked
@@ -68,11 +67,13 @@ void RemoveTempsAndDie(int sig) {
   ::raise(sig);
 }
 
-// Called with g_mu held. Only signals still at their default disposition get
-// the handler: one a program ignores or handles itself is left alone.
+// Called with g_mu held, at every registration: only signals at their
+// default disposition now get the handler (one a program ignores or handles
+// itself is left alone). Looked at each time, not once per process: a
+// program may handle a signal for a while and then give it back to the
+// default (`utilsim serve` does, on its way out), and a temporary file made
+// after that is removed on the signal like any other.
 void InstallHandlers() {
-  if (g_installed) return;
-  g_installed = true;
   for (int sig : kSignals) {
     struct sigaction old;
     if (::sigaction(sig, nullptr, &old) != 0) continue;

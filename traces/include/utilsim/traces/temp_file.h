@@ -9,7 +9,8 @@
 //    a link, never into a file someone else made;
 //  - while it exists its path is registered, and SIGINT, SIGTERM and SIGHUP
 //    remove it before the process dies of the signal (only for signals whose
-//    disposition was the default: an ignored signal stays ignored);
+//    disposition is the default when it is created: an ignored or handled
+//    signal stays as the program set it);
 //  - before one is created, the temporary files of the same target left by
 //    processes that no longer run (kill -9, a crash, power loss) are removed;
 //  - Commit() refuses to rename over anything but a regular file (a link,
