@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "utilsim/engine/units.h"
 
@@ -16,23 +19,63 @@ int64_t TaskClassDist::total_weight() const {
 }
 
 TaskClassDist TaskClassesOf(const Workload& w) {
-  using Key = std::tuple<int32_t, int32_t, int64_t, int64_t, int64_t, std::vector<std::string>>;
-  std::map<Key, int64_t> count;
+  // Counted in a hash table keyed by the demand and the interned, sorted
+  // model list (no allocation per job: most jobs name no model), then put in
+  // the order of (demand fields, model list), which is the result's order.
+  std::vector<std::vector<std::string>> lists{{}};  // id 0: any model
+  std::map<std::vector<std::string>, uint32_t> list_ids{{{}, 0}};
+  auto list_id = [&](const std::vector<std::string>& models) -> uint32_t {
+    if (models.empty()) return 0;
+    if (std::is_sorted(models.begin(), models.end())) {
+      if (auto it = list_ids.find(models); it != list_ids.end()) return it->second;
+    }
+    std::vector<std::string> sorted = models;
+    std::sort(sorted.begin(), sorted.end());
+    auto [it, fresh] = list_ids.emplace(std::move(sorted), static_cast<uint32_t>(lists.size()));
+    if (fresh) lists.push_back(it->first);
+    return it->second;
+  };
+  struct Key {
+    int32_t gpus, gpu_milli;
+    int64_t cpu, mem, gpu_mem;
+    uint32_t list;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = static_cast<uint64_t>(k.cpu) * 0x9E3779B97F4A7C15ULL;
+      h ^= static_cast<uint64_t>(k.mem) * 0xC2B2AE3D27D4EB4FULL;
+      h ^= static_cast<uint64_t>(k.gpu_mem) * 0x165667B19E3779F9ULL;
+      h ^= (static_cast<uint64_t>(static_cast<uint32_t>(k.gpus)) << 32 |
+            static_cast<uint32_t>(k.gpu_milli)) *
+           0x27D4EB2F165667C5ULL;
+      h ^= k.list;
+      return static_cast<size_t>(h ^ (h >> 31));
+    }
+  };
+  std::unordered_map<Key, int64_t, KeyHash> count;
   for (const Job& j : w.jobs) {
-    std::vector<std::string> models = j.gpu_models;
-    std::sort(models.begin(), models.end());
     const TaskDemand& d = j.task;
-    ++count[Key{d.gpus, d.gpu_milli, d.cpu_milli, d.mem_bytes, d.gpu_mem_bytes, models}];
+    ++count[Key{d.gpus, d.gpu_milli, d.cpu_milli, d.mem_bytes, d.gpu_mem_bytes,
+                list_id(j.gpu_models)}];
   }
+  std::vector<std::pair<Key, int64_t>> sorted(count.begin(), count.end());
+  std::sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) {
+    const Key& x = a.first;
+    const Key& y = b.first;
+    return std::tie(x.gpus, x.gpu_milli, x.cpu, x.mem, x.gpu_mem, lists[x.list]) <
+           std::tie(y.gpus, y.gpu_milli, y.cpu, y.mem, y.gpu_mem, lists[y.list]);
+  });
   TaskClassDist dist;
-  for (const auto& [k, n] : count) {
+  dist.classes.reserve(sorted.size());
+  for (const auto& [k, n] : sorted) {
     TaskClass m;
-    m.demand.gpus = std::get<0>(k);
-    m.demand.gpu_milli = std::get<1>(k);
-    m.demand.cpu_milli = std::get<2>(k);
-    m.demand.mem_bytes = std::get<3>(k);
-    m.demand.gpu_mem_bytes = std::get<4>(k);
-    m.gpu_models = std::get<5>(k);
+    m.demand.gpus = k.gpus;
+    m.demand.gpu_milli = k.gpu_milli;
+    m.demand.cpu_milli = k.cpu;
+    m.demand.mem_bytes = k.mem;
+    m.demand.gpu_mem_bytes = k.gpu_mem;
+    m.gpu_models = lists[k.list];
     m.weight = n;
     dist.classes.push_back(std::move(m));
   }

@@ -218,10 +218,13 @@ Result<std::unique_ptr<Scheduler>> PolicyRegistry::Make(const std::string& name,
     return unknown("queue policy", qref.name, "queue");
   auto p = entries_.find(pref.name);
   if (p == entries_.end() || !p->second.has_placement()) {
-    if (plus == std::string::npos)
+    if (plus == std::string::npos) {
+      // Profiles come from --profiles files; without any, the list is left out.
+      const std::string profiles = known("profile");
       return Status::Error("unknown policy '" + lone + "' (placements: " + known("placement") +
-                           "; profiles: " + known("profile") + "; queues: " + known("queue") +
-                           "; or QUEUE+PLACEMENT)");
+                           (profiles.empty() ? "" : "; profiles: " + profiles) +
+                           "; queues: " + known("queue") + "; or QUEUE+PLACEMENT)");
+    }
     return unknown("placement policy", pref.name, "placement");
   }
   auto qv = ParseParamsOf(qref, q->second.info.params);

@@ -116,6 +116,9 @@ TEST(Registry, UnknownNamesListKnownOnes) {
   ASSERT_FALSE(a.ok());
   EXPECT_TRUE(Contains(a.status().message(), "unknown policy 'tightest'"));
   EXPECT_TRUE(Contains(a.status().message(), "best-fit"));
+  // No profile is built in: the list of them is left out, not printed empty.
+  EXPECT_FALSE(Contains(a.status().message(), "profiles:")) << a.status().message();
+  EXPECT_TRUE(Contains(a.status().message(), "best-fit, colocate, epvm")) << a.status().message();
   auto b = r.Make("lifo+best-fit");
   ASSERT_FALSE(b.ok());
   EXPECT_TRUE(Contains(b.status().message(), "unknown queue policy 'lifo'"));
@@ -140,6 +143,11 @@ TEST(Profiles, LoadsAndRuns) {
   ASSERT_TRUE(sched.ok());
   EXPECT_EQ(sched.value()->placement_policy().name, "tight");
   EXPECT_EQ(sched.value()->queue_policy().name, "fifo-skip");
+  // A loaded profile is listed when a name is unknown.
+  auto unknown = r.Make("tighter");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(Contains(unknown.status().message(), "; profiles: tight; queues: as-recorded, "))
+      << unknown.status().message();
 }
 
 struct BadProfile {
