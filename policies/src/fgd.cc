@@ -22,8 +22,8 @@ TaskClassDist TaskClassesOf(const Workload& w) {
   // Counted in a hash table keyed by the demand and the interned, sorted
   // model list (no allocation per job: most jobs name no model), then put in
   // the order of (demand fields, model list), which is the result's order.
-  std::vector<std::vector<std::string>> lists{{}};  // id 0: any model
-  std::map<std::vector<std::string>, uint32_t> list_ids{{{}, 0}};
+  std::map<std::vector<std::string>, uint32_t> list_ids{{{}, 0}};                // id 0: any model
+  std::vector<const std::vector<std::string>*> lists{&list_ids.begin()->first};  // by id
   auto list_id = [&](const std::vector<std::string>& models) -> uint32_t {
     if (models.empty()) return 0;
     if (std::is_sorted(models.begin(), models.end())) {
@@ -32,7 +32,7 @@ TaskClassDist TaskClassesOf(const Workload& w) {
     std::vector<std::string> sorted = models;
     std::sort(sorted.begin(), sorted.end());
     auto [it, fresh] = list_ids.emplace(std::move(sorted), static_cast<uint32_t>(lists.size()));
-    if (fresh) lists.push_back(it->first);
+    if (fresh) lists.push_back(&it->first);  // map keys stay where they are
     return it->second;
   };
   struct Key {
@@ -63,8 +63,8 @@ TaskClassDist TaskClassesOf(const Workload& w) {
   std::sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) {
     const Key& x = a.first;
     const Key& y = b.first;
-    return std::tie(x.gpus, x.gpu_milli, x.cpu, x.mem, x.gpu_mem, lists[x.list]) <
-           std::tie(y.gpus, y.gpu_milli, y.cpu, y.mem, y.gpu_mem, lists[y.list]);
+    return std::tie(x.gpus, x.gpu_milli, x.cpu, x.mem, x.gpu_mem, *lists[x.list]) <
+           std::tie(y.gpus, y.gpu_milli, y.cpu, y.mem, y.gpu_mem, *lists[y.list]);
   });
   TaskClassDist dist;
   dist.classes.reserve(sorted.size());
@@ -75,7 +75,7 @@ TaskClassDist TaskClassesOf(const Workload& w) {
     m.demand.cpu_milli = k.cpu;
     m.demand.mem_bytes = k.mem;
     m.demand.gpu_mem_bytes = k.gpu_mem;
-    m.gpu_models = lists[k.list];
+    m.gpu_models = *lists[k.list];
     m.weight = n;
     dist.classes.push_back(std::move(m));
   }
